@@ -1,0 +1,45 @@
+// The model and GPU catalogues: one source of truth (core/data/*.json, compiled in), read by
+// the CLI, the WASM module and the page alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvscope/error.hpp"
+
+namespace kvscope {
+
+struct ModelEntry {
+  std::string id;      // lowercase, hyphenated: "llama-3.1-8b"
+  std::string name;    // "Llama 3.1 8B"
+  std::string family;
+  std::string hf_id;   // "meta-llama/Llama-3.1-8B"
+  std::string source;  // where the config was read
+  std::string note;
+  std::string config_json;  // the config.json subset, fed to import_config
+};
+
+struct GpuEntry {
+  std::string id;  // "h100-sxm-80gb"
+  std::string name;
+  std::string vendor;
+  std::string memory_marketed;          // "80 GB HBM3"
+  uint64_t memory_bytes = 0;            // total as the device reports it
+  std::string memory_bytes_source;
+  uint64_t bandwidth_bytes_per_s = 0;   // datasheet peak
+  double bf16_dense_flops = 0;          // datasheet dense peak, 0 when the chip has none
+  double fp8_dense_flops = 0;
+  std::string source;
+  std::string note;
+};
+
+const std::vector<ModelEntry>& model_catalog();
+const std::vector<GpuEntry>& gpu_catalog();
+
+// Case-insensitive id lookup; an unknown id yields an error that suggests close ids.
+Result<ModelEntry> find_model(std::string_view id);
+Result<GpuEntry> find_gpu(std::string_view id);
+
+}  // namespace kvscope

@@ -1,0 +1,51 @@
+// `kvscope estimate`: a model (catalogue id or config.json), dtypes and a workload in; the KV
+// report out. One function serves the CLI and the WASM module, so both print the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvscope/dtype.hpp"
+#include "kvscope/error.hpp"
+#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/model_shape.hpp"
+
+namespace kvscope {
+
+struct EstimateInput {
+  std::string model_id;            // catalogue id; when empty, config_json is used
+  std::string config_json;         // text of a config.json
+  std::string config_name;         // where config_json came from (shown, not read)
+  std::string kv_dtype = "auto";   // "auto" = the model's dtype, as vLLM's kv_cache_dtype=auto
+  std::string state_dtype = "auto";
+  uint64_t context_tokens = 0;     // 0 = the model's max_position_embeddings
+  uint64_t batch = 1;
+  uint64_t block_size_tokens = 0;  // 0 = unpaged
+  uint64_t shared_prefix_tokens = 0;
+  uint64_t prompt_tokens = 0;      // both 0 = no projection count
+  uint64_t output_tokens = 0;
+};
+
+struct EstimateReport {
+  std::string model_id;    // empty for a config file
+  std::string model_name;
+  std::string source;      // catalogue source URL or the config's name
+  ModelShape shape;
+  std::vector<std::string> assumptions;
+  Dtype kv_dtype;
+  Dtype state_dtype;
+  KvWorkload workload;
+  bool has_projections = false;
+  uint64_t prompt_tokens = 0;
+  uint64_t output_tokens = 0;
+  ProjectionCount projections;
+  KvEstimate kv;
+};
+
+Result<EstimateReport> estimate(const EstimateInput& input);
+
+// "2 × 32 × 8 × 128 × 2 = 131,072 bytes": one group's bytes per token with its numbers.
+std::string kv_bytes_per_token_formula(const GroupKv& group, const Dtype& kv);
+
+}  // namespace kvscope

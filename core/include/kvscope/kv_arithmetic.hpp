@@ -1,0 +1,58 @@
+// Exact KV-cache bytes: per token per layer group, per sequence at a context, with paged blocks,
+// a shared prefix counted once, and recurrent state that does not grow with context.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kvscope/dtype.hpp"
+#include "kvscope/error.hpp"
+#include "kvscope/model_shape.hpp"
+
+namespace kvscope {
+
+struct KvWorkload {
+  uint64_t context_tokens = 0;        // tokens in each sequence
+  uint64_t batch = 1;                 // concurrent sequences
+  uint64_t block_size_tokens = 0;     // paged blocks; 0 = unpaged (exact tokens)
+  uint64_t shared_prefix_tokens = 0;  // leading tokens common to all sequences, stored once
+};
+
+struct GroupKv {
+  LayerGroup group;
+  uint64_t kv_bytes_per_token_per_layer = 0;   // K + V (or the MLA latent) of one token, one layer
+  uint64_t kv_bytes_per_token = 0;             // × layers in the group
+  uint64_t kept_tokens_per_sequence = 0;       // tokens held at the context (windows applied)
+  uint64_t allocated_tokens_per_sequence = 0;  // whole blocks holding the kept tokens (peak for windows)
+  uint64_t state_bytes_per_sequence = 0;       // recurrent state, all layers of the group
+  uint64_t kv_bytes_per_sequence = 0;          // one sequence, unpaged, state included
+  uint64_t kv_bytes_total = 0;                 // batch, paging and shared prefix applied
+  uint64_t shared_prefix_bytes = 0;            // the part of the total stored once
+};
+
+struct KvEstimate {
+  uint64_t kv_bytes_per_token = 0;  // one more token, all layers that keep tokens, windows not full
+  uint64_t kv_bytes_per_sequence = 0;
+  uint64_t kv_bytes_total = 0;
+  uint64_t state_bytes_per_sequence = 0;
+  uint64_t shared_prefix_bytes = 0;
+  uint64_t kv_layers = 0;  // layers that keep per-token KV
+  std::vector<GroupKv> groups;
+};
+
+// Bytes one token adds to one layer's cache in `kv` (0 for layers that keep no tokens).
+Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv);
+
+// Everything above for a model, a KV dtype, a recurrent-state dtype and a workload.
+Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
+                               const KvWorkload& workload);
+
+// K/V projections per layer to produce `output_tokens` after a `prompt_tokens` prompt: without a
+// cache each step recomputes the whole prefix; with one each token is projected once.
+struct ProjectionCount {
+  uint64_t without_cache = 0;
+  uint64_t with_cache = 0;
+};
+Result<ProjectionCount> kv_projection_count(uint64_t prompt_tokens, uint64_t output_tokens);
+
+}  // namespace kvscope

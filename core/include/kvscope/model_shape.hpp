@@ -1,0 +1,99 @@
+// The normalized model description every calculation starts from, whatever the source
+// (catalogue preset, Hugging Face config.json, explicit fields).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kvscope {
+
+// How a layer keeps per-token keys and values.
+enum class AttentionKind {
+  kFull,           // every past token, K and V
+  kSlidingWindow,  // the last `window_tokens` tokens
+  kChunked,        // tokens of the current chunk of `window_tokens` (Llama 4 local layers)
+  kMla,            // one compressed latent per token (DeepSeek MLA), no separate V
+  kShared,         // attends over another layer's cache; allocates none (cross-layer sharing)
+  kNone,           // no attention (recurrent-only or MLP-only layer)
+};
+
+// What recurrent state, if any, a layer keeps per sequence (constant in context).
+enum class StateKind { kNone, kMamba, kMamba2, kGatedDeltaNet, kLinearAttention, kShortConv };
+
+enum class MlpKind { kDense, kMoe, kNone };
+
+struct LayerSpec {
+  AttentionKind attention = AttentionKind::kFull;
+  uint32_t kv_heads = 0;        // KV heads (1 for MLA)
+  uint32_t k_head_dim = 0;      // K values per head (the latent width for MLA)
+  uint32_t v_head_dim = 0;      // V values per head (0 for MLA: the latent serves both)
+  uint64_t window_tokens = 0;   // W for sliding, C for chunked, else 0
+  StateKind state = StateKind::kNone;
+  uint64_t state_values = 0;    // recurrent state values per sequence (conv + ssm)
+  MlpKind mlp = MlpKind::kDense;
+
+  bool keeps_tokens() const {
+    return attention == AttentionKind::kFull || attention == AttentionKind::kSlidingWindow ||
+           attention == AttentionKind::kChunked || attention == AttentionKind::kMla;
+  }
+  bool windowed() const {
+    return attention == AttentionKind::kSlidingWindow || attention == AttentionKind::kChunked;
+  }
+  // Layers with the same cache layout (the MLP kind does not change the cache).
+  bool same_cache_layout(const LayerSpec& o) const {
+    return attention == o.attention && kv_heads == o.kv_heads && k_head_dim == o.k_head_dim &&
+           v_head_dim == o.v_head_dim && window_tokens == o.window_tokens && state == o.state &&
+           state_values == o.state_values;
+  }
+};
+
+struct MoeShape {
+  uint32_t num_experts = 0;           // routed experts per MoE layer (0 = dense model)
+  uint32_t experts_per_token = 0;     // top-k
+  uint32_t shared_experts = 0;        // always-active experts per MoE layer
+  uint64_t expert_intermediate_size = 0;
+  uint64_t shared_expert_intermediate_size = 0;  // per shared expert
+};
+
+struct MlaShape {
+  uint32_t q_lora_rank = 0;  // 0 when queries are not compressed (DeepSeek-V2-Lite)
+  uint32_t kv_lora_rank = 0;
+  uint32_t qk_rope_head_dim = 0;
+  uint32_t qk_nope_head_dim = 0;
+  uint32_t v_head_dim = 0;
+};
+
+struct ModelShape {
+  std::string model_type;            // config.json model_type of the language model
+  uint64_t hidden_size = 0;
+  uint64_t intermediate_size = 0;    // dense MLP width
+  uint64_t vocab_size = 0;
+  uint64_t max_position_embeddings = 0;
+  uint32_t num_attention_heads = 0;  // query heads
+  uint32_t head_dim = 0;             // query/key head width of ordinary attention layers
+  bool tie_word_embeddings = false;
+  std::string torch_dtype = "bf16";  // compute dtype from config.json (what "auto" KV follows)
+  std::string weight_dtype = "bf16"; // storage of the weights (a quantization_config overrides)
+  MoeShape moe;
+  MlaShape mla;                      // all zero unless the model uses MLA
+  std::vector<LayerSpec> layers;     // one entry per decoder layer, in order
+};
+
+// Layers with one cache layout, for per-group reports.
+struct LayerGroup {
+  LayerSpec spec;
+  std::vector<uint32_t> layer_indices;
+};
+
+// Groups layers by cache layout, in order of first appearance.
+std::vector<LayerGroup> group_layers(const ModelShape& shape);
+
+// Stable names used in JSON and the page: "full", "sliding_window", "chunked", "mla", "shared", "none".
+const char* attention_kind_name(AttentionKind kind);
+// "", "mamba", "mamba2", "gated_delta_net", "linear_attention", "short_conv".
+const char* state_kind_name(StateKind kind);
+// One word for a group: the attention kind, "recurrent" for state-only layers, "<kind>+recurrent" for both.
+std::string layer_kind_label(const LayerSpec& spec);
+
+}  // namespace kvscope

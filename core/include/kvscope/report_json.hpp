@@ -1,0 +1,22 @@
+// The versioned JSON every front door prints (kvscope.report/1), serialized in one place.
+#pragma once
+
+#include <string>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/error.hpp"
+#include "kvscope/estimate.hpp"
+
+namespace kvscope {
+
+inline constexpr const char* kReportSchema = "kvscope.report/1";
+inline constexpr const char* kVersion = "0.1.0";
+
+std::string report_to_json(const EstimateReport& report);
+// {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
+std::string error_to_json(const Error& error);
+std::string model_catalog_to_json();
+std::string gpu_catalog_to_json();
+std::string dtype_catalog_to_json();  // {"schema": "kvscope.dtypes/1", "kv": [...], "weight": [...]}
+
+}  // namespace kvscope

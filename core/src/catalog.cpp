@@ -1,0 +1,121 @@
+// Reads the compiled-in catalogue JSON once.
+#include "kvscope/catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "catalog_data.hpp"
+
+namespace kvscope {
+namespace {
+
+using nlohmann::json;
+
+std::string text_of(const json& obj, const char* key) {
+  return obj.contains(key) && obj[key].is_string() ? obj[key].get<std::string>() : std::string();
+}
+
+uint64_t count_of(const json& obj, const char* key) {
+  return obj.contains(key) && obj[key].is_number_unsigned() ? obj[key].get<uint64_t>() : 0;
+}
+
+double rate_of(const json& obj, const char* key) {
+  return obj.contains(key) && obj[key].is_number() ? obj[key].get<double>() : 0.0;
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Up to three ids within a few edits of the request, closest first, to suggest in an error.
+template <typename Entry>
+std::string suggestions(const std::vector<Entry>& entries, const std::string& wanted) {
+  if (wanted.size() > 64) return "";
+  const size_t limit = std::max<size_t>(2, wanted.size() / 4);
+  std::vector<std::pair<size_t, std::string>> close;
+  for (const Entry& e : entries) {
+    const size_t d = edit_distance(e.id, wanted);
+    if (d <= limit) close.emplace_back(d, e.id);
+  }
+  std::sort(close.begin(), close.end());
+  std::string out;
+  for (size_t i = 0; i < close.size() && i < 3; ++i) out += (i == 0 ? "" : ", ") + close[i].second;
+  return out;
+}
+
+template <typename Entry>
+Result<Entry> find_entry(const std::vector<Entry>& entries, std::string_view id, const char* field,
+                         const char* list_command) {
+  const std::string wanted = lowercase(id);
+  for (const Entry& e : entries) {
+    if (e.id == wanted) return Result<Entry>::success(e);
+  }
+  std::string detail = "unknown id " + quote_user_text(id);
+  const std::string close = suggestions(entries, wanted);
+  detail += close.empty() ? std::string(" (") + list_command + " lists them)"
+                          : " (did you mean " + close + "?)";
+  return Result<Entry>::failure(make_error(kUnknownId, field, detail));
+}
+
+}  // namespace
+
+const std::vector<ModelEntry>& model_catalog() {
+  static const std::vector<ModelEntry> entries = [] {
+    std::vector<ModelEntry> out;
+    const json doc = json::parse(data::kModelsJson, nullptr, false);
+    if (!doc.is_object() || !doc.contains("models")) return out;
+    for (const json& m : doc["models"]) {
+      out.push_back(ModelEntry{text_of(m, "id"), text_of(m, "name"), text_of(m, "family"),
+                               text_of(m, "hf_id"), text_of(m, "source"), text_of(m, "note"),
+                               m.contains("config") ? m["config"].dump() : "{}"});
+    }
+    return out;
+  }();
+  return entries;
+}
+
+const std::vector<GpuEntry>& gpu_catalog() {
+  static const std::vector<GpuEntry> entries = [] {
+    std::vector<GpuEntry> out;
+    const json doc = json::parse(data::kGpusJson, nullptr, false);
+    if (!doc.is_object() || !doc.contains("gpus")) return out;
+    for (const json& g : doc["gpus"]) {
+      out.push_back(GpuEntry{text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"),
+                             text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
+                             text_of(g, "memory_bytes_source"), count_of(g, "bandwidth_bytes_per_s"),
+                             rate_of(g, "bf16_dense_flops"), rate_of(g, "fp8_dense_flops"),
+                             text_of(g, "source"), text_of(g, "note")});
+    }
+    return out;
+  }();
+  return entries;
+}
+
+Result<ModelEntry> find_model(std::string_view id) {
+  return find_entry(model_catalog(), id, "model", "kvscope models");
+}
+
+Result<GpuEntry> find_gpu(std::string_view id) {
+  return find_entry(gpu_catalog(), id, "gpu", "kvscope gpus");
+}
+
+}  // namespace kvscope

@@ -1,0 +1,859 @@
+// config.json import. Field precedence follows vLLM's ModelConfig (vllm/config/model.py:
+// get_head_size, get_total_num_kv_heads, get_num_layers_by_block_type) and the transformers
+// configuration classes; family defaults live in data/config_defaults.json.
+#include "kvscope/config_import.hpp"
+
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "catalog_data.hpp"
+#include "kvscope/dtype.hpp"
+
+namespace kvscope {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxLayers = 65536;
+constexpr uint64_t kMaxHeads = 65536;
+constexpr uint64_t kMaxHeadDim = 65536;
+constexpr uint64_t kMaxWidth = uint64_t{1} << 24;   // hidden / intermediate sizes
+constexpr uint64_t kMaxVocab = uint64_t{1} << 32;
+constexpr uint64_t kMaxTokens = uint64_t{1} << 40;  // windows, chunks, max positions
+constexpr uint64_t kMaxExperts = 65536;
+
+// A bounded description of a config value for an error message (never dumps a whole subtree).
+std::string describe(const json& value) {
+  if (value.is_string()) return "string " + quote_user_text(value.get_ref<const std::string&>());
+  if (value.is_array()) return "a list of " + std::to_string(value.size()) + " entries";
+  if (value.is_object()) return "an object";
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();  // a number or null: short and safe
+}
+
+// Records what a parse error says, without exceptions (nlohmann's SAX interface).
+struct ParseErrorSax : json::json_sax_t {
+  std::string message;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    std::string what = ex.what();
+    const size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    message = what + " (byte " + std::to_string(position) + ")";
+    return false;
+  }
+};
+
+const json& family_defaults_table() {
+  static const json table = json::parse(data::kConfigDefaultsJson, nullptr, false);
+  return table;
+}
+
+// Reads fields of the language-model config. Lookups fall back to the family's class defaults
+// (recorded as assumptions). The first error stops the import: callers check failed().
+class ConfigReader {
+ public:
+  ConfigReader(const json& config, std::string prefix, std::string model_type,
+               std::vector<std::string>& assumptions)
+      : config_(config), prefix_(std::move(prefix)), assumptions_(assumptions) {
+    const json& families = family_defaults_table()["families"];
+    if (families.is_object() && families.contains(model_type)) {
+      defaults_ = &families[model_type]["values"];
+      defaults_class_ = families[model_type]["class"].get<std::string>();
+    }
+  }
+
+  bool failed() const { return failed_; }
+  const Error& error() const { return error_; }
+  std::string path(const std::string& key) const { return prefix_ + key; }
+  void assume(std::string text) { assumptions_.push_back(std::move(text)); }
+
+  void fail(const char* code, const std::string& key, const std::string& detail) {
+    fail_at(code, path(key), detail);
+  }
+  void fail_at(const char* code, const std::string& full_path, const std::string& detail) {
+    if (failed_) return;
+    failed_ = true;
+    error_ = make_error(code, full_path, detail);
+  }
+
+  // Present and not null in the config itself.
+  bool has(const std::string& key) const {
+    return config_.contains(key) && !config_[key].is_null();
+  }
+  bool present(const std::string& key) const { return config_.contains(key); }
+
+  // The config's value, else the class default (recorded), else nullptr.
+  const json* lookup(const std::string& key) {
+    if (has(key)) return &config_[key];
+    if (present(key)) return nullptr;  // explicit null means "not used", never a default
+    if (defaults_ != nullptr && defaults_->contains(key)) {
+      assume(path(key) + " absent: " + defaults_class_ + " default " + (*defaults_)[key].dump());
+      return &(*defaults_)[key];
+    }
+    return nullptr;
+  }
+
+  // An integer in [min, max]; nullopt when absent or null.
+  std::optional<uint64_t> count(const std::string& key, uint64_t min, uint64_t max) {
+    const json* v = lookup(key);
+    if (v == nullptr || failed_) return std::nullopt;
+    return to_count(*v, key, min, max);
+  }
+
+  // The first of `keys` that is present; `used` receives its name.
+  std::optional<uint64_t> first_count(std::initializer_list<const char*> keys, uint64_t min,
+                                      uint64_t max, std::string* used = nullptr) {
+    for (const char* key : keys) {
+      if (!has(key)) continue;
+      if (used != nullptr) *used = key;
+      return count(key, min, max);
+    }
+    for (const char* key : keys) {  // then class defaults, in the same order
+      if (present(key)) continue;
+      if (auto v = count(key, min, max)) {
+        if (used != nullptr) *used = key;
+        return v;
+      }
+    }
+    return std::nullopt;
+  }
+
+  uint64_t require_count(std::initializer_list<const char*> keys, uint64_t min, uint64_t max) {
+    std::string used;
+    if (auto v = first_count(keys, min, max, &used)) return *v;
+    if (failed_) return 0;
+    std::string names;
+    for (const char* key : keys) names += names.empty() ? key : std::string(", ") + key;
+    fail(kMissingField, *keys.begin(),
+         keys.size() > 1 ? "missing (looked for " + names + ")" : "missing");
+    return 0;
+  }
+
+  std::optional<bool> flag(const std::string& key) {
+    const json* v = lookup(key);
+    if (v == nullptr || failed_) return std::nullopt;
+    if (!v->is_boolean()) {
+      fail(kInvalidValue, key, "expected true or false, got " + describe(*v));
+      return std::nullopt;
+    }
+    return v->get<bool>();
+  }
+
+  std::optional<std::string> text(const std::string& key) {
+    const json* v = lookup(key);
+    if (v == nullptr || failed_) return std::nullopt;
+    if (!v->is_string()) {
+      fail(kInvalidValue, key, "expected a string, got " + describe(*v));
+      return std::nullopt;
+    }
+    return v->get<std::string>();
+  }
+
+  // A list whose length must equal the layer count; nullptr when absent.
+  const json* layer_list(const std::string& key, uint64_t layers) {
+    const json* v = lookup(key);
+    if (v == nullptr || failed_) return nullptr;
+    if (!v->is_array()) {
+      fail(kInvalidValue, key, "expected a list with one entry per layer, got " + describe(*v));
+      return nullptr;
+    }
+    if (v->size() != layers) {
+      fail(kInvalidValue, key,
+           "has " + std::to_string(v->size()) + " entries but the model has " +
+               std::to_string(layers) + " layers");
+      return nullptr;
+    }
+    return v;
+  }
+
+  std::optional<uint64_t> to_count(const json& v, const std::string& key, uint64_t min,
+                                   uint64_t max) {
+    uint64_t n = 0;
+    if (v.is_number_unsigned()) {
+      n = v.get<uint64_t>();
+    } else if (v.is_number_integer()) {
+      const int64_t s = v.get<int64_t>();
+      if (s < 0) {
+        fail(kInvalidValue, key, "must be at least " + std::to_string(min) + ", got " + std::to_string(s));
+        return std::nullopt;
+      }
+      n = static_cast<uint64_t>(s);
+    } else if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!(d >= 0 && d <= 1.8e19 && static_cast<double>(static_cast<uint64_t>(d)) == d)) {
+        fail(kInvalidValue, key, "expected a whole number, got " + quote_user_text(v.dump()));
+        return std::nullopt;
+      }
+      n = static_cast<uint64_t>(d);
+    } else {
+      fail(kInvalidValue, key, "expected a whole number, got " + describe(v));
+      return std::nullopt;
+    }
+    if (n < min) {
+      fail(kInvalidValue, key, "must be at least " + std::to_string(min) + ", got " + std::to_string(n));
+      return std::nullopt;
+    }
+    if (n > max) {
+      fail(kOutOfRange, key,
+           std::to_string(n) + " exceeds the supported maximum " + std::to_string(max));
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  const json& config() const { return config_; }
+
+ private:
+  const json& config_;
+  std::string prefix_;
+  std::vector<std::string>& assumptions_;
+  const json* defaults_ = nullptr;
+  std::string defaults_class_;
+  bool failed_ = false;
+  Error error_;
+};
+
+
+bool is_one_of(const std::string& s, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (s == n) return true;
+  }
+  return false;
+}
+
+// Builds a ModelShape from a config in stages; each stage may fail through the reader.
+class Importer {
+ public:
+  Importer(const json& text_config, std::string prefix, std::string model_type, const json& root,
+           std::vector<std::string>& assumptions)
+      : r_(text_config, std::move(prefix), model_type, assumptions), root_(root) {
+    shape_.model_type = std::move(model_type);
+  }
+
+  Result<ModelShape> run() {
+    reject_unsupported();
+    read_dimensions();
+    read_layer_types();
+    read_moe();
+    read_dtype();
+    if (r_.failed()) return Result<ModelShape>::failure(r_.error());
+    return Result<ModelShape>::success(std::move(shape_));
+  }
+
+ private:
+  const std::string& type() const { return shape_.model_type; }
+
+  void reject_unsupported() {
+    if (r_.has("block_configs")) {
+      r_.fail(kUnsupported, "block_configs",
+              "per-block layouts (DeciLM / Nemotron-NAS) are not supported; describe the layers with layer_types instead");
+    }
+    if (r_.has("cross_attention_layers")) {
+      r_.fail(kUnsupported, "cross_attention_layers",
+              "cross-attention layers over image tokens (Llama 3.2 Vision) are not supported");
+    }
+    if (auto enc_dec = r_.flag("is_encoder_decoder"); enc_dec && *enc_dec) {
+      r_.fail(kUnsupported, "is_encoder_decoder", "encoder-decoder models are not supported");
+    }
+  }
+
+  void read_dimensions() {
+    layers_ = r_.require_count({"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers);
+    shape_.hidden_size = r_.require_count({"hidden_size", "n_embd", "d_model", "model_dim"}, 1, kMaxWidth);
+    heads_ = r_.require_count({"num_attention_heads", "n_head", "n_heads", "num_heads"}, 1, kMaxHeads);
+    if (r_.failed()) return;
+    shape_.num_attention_heads = static_cast<uint32_t>(heads_);
+
+    if (auto v = r_.first_count({"vocab_size", "padded_vocab_size"}, 1, kMaxVocab)) {
+      shape_.vocab_size = *v;
+    } else if (!r_.failed()) {
+      r_.assume(r_.path("vocab_size") + " absent: weights of the embedding are not counted");
+    }
+    read_intermediate();
+    if (auto v = r_.first_count({"max_position_embeddings", "n_positions", "seq_length", "max_seq_len",
+                                 "max_sequence_length"}, 1, kMaxTokens)) {
+      shape_.max_position_embeddings = *v;
+    } else if (!r_.failed()) {
+      r_.assume(r_.path("max_position_embeddings") + " absent: no default context; pass one explicitly");
+    }
+    if (auto tie = r_.flag("tie_word_embeddings")) {
+      shape_.tie_word_embeddings = *tie;
+    } else if (!r_.failed()) {
+      r_.assume(r_.path("tie_word_embeddings") + " absent: assuming untied input and output embeddings");
+    }
+    read_head_dims();
+    read_kv_heads();
+  }
+
+  void read_intermediate() {
+    std::string used;
+    if (auto v = r_.first_count({"intermediate_size_mlp", "intermediate_size", "ffn_hidden_size",
+                                 "n_inner", "ffn_dim"}, 1, kMaxWidth, &used)) {
+      shape_.intermediate_size = *v;
+    } else if (!r_.failed() && type() == "gpt2") {
+      shape_.intermediate_size = 4 * shape_.hidden_size;
+      r_.assume(r_.path("n_inner") + " null: GPT2Config uses 4 x n_embd = " +
+                std::to_string(shape_.intermediate_size));
+    } else if (auto ratio = r_.count("expansion_ratio", 1, 64)) {
+      shape_.intermediate_size = *ratio * shape_.hidden_size;
+    } else if (!r_.failed()) {
+      r_.assume(r_.path("intermediate_size") + " absent: MLP weights are not counted");
+    }
+  }
+
+  void read_head_dims() {
+    // MLA: one latent of kv_lora_rank + qk_rope_head_dim per token (vLLM get_head_size).
+    if (r_.has("kv_lora_rank")) {
+      shape_.mla.kv_lora_rank = static_cast<uint32_t>(r_.require_count({"kv_lora_rank"}, 1, kMaxHeadDim));
+      shape_.mla.qk_rope_head_dim = static_cast<uint32_t>(r_.require_count({"qk_rope_head_dim"}, 0, kMaxHeadDim));
+      shape_.mla.qk_nope_head_dim = static_cast<uint32_t>(r_.require_count({"qk_nope_head_dim"}, 0, kMaxHeadDim));
+      shape_.mla.v_head_dim = static_cast<uint32_t>(r_.require_count({"v_head_dim"}, 1, kMaxHeadDim));
+      if (auto q = r_.count("q_lora_rank", 1, kMaxHeadDim)) shape_.mla.q_lora_rank = static_cast<uint32_t>(*q);
+      shape_.head_dim = shape_.mla.qk_rope_head_dim + shape_.mla.qk_nope_head_dim;
+      mla_ = true;
+      return;
+    }
+    std::string used;
+    if (auto d = r_.first_count({"head_dim", "hidden_size_per_head", "kv_channels", "attention_head_dim"},
+                                1, kMaxHeadDim, &used)) {
+      shape_.head_dim = static_cast<uint32_t>(*d);
+    } else if (!r_.failed()) {
+      if (shape_.hidden_size % heads_ != 0) {
+        r_.fail(kInvalidValue, "head_dim",
+                "absent, and hidden_size " + std::to_string(shape_.hidden_size) +
+                    " is not divisible by num_attention_heads " + std::to_string(heads_));
+        return;
+      }
+      shape_.head_dim = static_cast<uint32_t>(shape_.hidden_size / heads_);
+      r_.assume(r_.path("head_dim") + " absent: hidden_size / num_attention_heads = " +
+                std::to_string(shape_.hidden_size) + " / " + std::to_string(heads_) + " = " +
+                std::to_string(shape_.head_dim));
+    }
+    v_head_dim_ = shape_.head_dim;
+    if (auto v = r_.count("v_head_dim", 1, kMaxHeadDim)) v_head_dim_ = static_cast<uint32_t>(*v);
+  }
+
+  // KV heads in vLLM's order (ModelConfig.get_total_num_kv_heads), one value per layer.
+  void read_kv_heads() {
+    if (r_.failed()) return;
+    kv_heads_.assign(layers_, 0);
+    if (mla_) {
+      kv_heads_.assign(layers_, 1);
+      return;
+    }
+    const bool new_arch = is_one_of(type(), {"falcon", "RefinedWeb", "RefinedWebModel"}) &&
+                          r_.flag("new_decoder_architecture").value_or(false);
+    if (!new_arch && r_.flag("multi_query").value_or(false)) {
+      kv_heads_.assign(layers_, 1);
+      r_.assume(r_.path("multi_query") + " true: one KV head shared by all query heads (MQA)");
+      return;
+    }
+    if (is_one_of(type(), {"mpt", "dbrx"}) && r_.has("attn_config")) {
+      const json& attn = r_.config()["attn_config"];
+      if (attn.is_object() && attn.contains("kv_n_heads") && !attn["kv_n_heads"].is_null()) {
+        if (auto n = r_.to_count(attn["kv_n_heads"], "attn_config.kv_n_heads", 1, kMaxHeads)) {
+          kv_heads_.assign(layers_, static_cast<uint32_t>(*n));
+        }
+        return;
+      }
+    }
+    if (type() == "chatglm" && !r_.flag("multi_query_attention").value_or(false)) {
+      kv_heads_.assign(layers_, static_cast<uint32_t>(heads_));
+      r_.assume(r_.path("multi_query_attention") + " false: MHA, KV heads = num_attention_heads = " +
+                std::to_string(heads_));
+      return;
+    }
+    for (const char* key : {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num"}) {
+      if (!r_.has(key)) continue;
+      const json& v = r_.config()[key];
+      if (v.is_array()) {  // per-layer counts (OpenELM)
+        const json* list = r_.layer_list(key, layers_);
+        for (uint64_t i = 0; list != nullptr && i < layers_; ++i) {
+          if (auto n = r_.to_count((*list)[i], std::string(key) + "[" + std::to_string(i) + "]", 1, kMaxHeads)) {
+            kv_heads_[i] = static_cast<uint32_t>(*n);
+          }
+        }
+        return;
+      }
+      if (auto n = r_.count(key, 1, kMaxHeads)) kv_heads_.assign(layers_, static_cast<uint32_t>(*n));
+      return;
+    }
+    if (auto n = r_.first_count({"num_key_value_heads"}, 1, kMaxHeads)) {  // a family default
+      kv_heads_.assign(layers_, static_cast<uint32_t>(*n));
+      return;
+    }
+    if (r_.failed()) return;
+    kv_heads_.assign(layers_, static_cast<uint32_t>(heads_));
+    r_.assume(r_.path("num_key_value_heads") + " absent: MHA, KV heads = num_attention_heads = " +
+              std::to_string(heads_));
+  }
+
+  LayerSpec attention_layer(uint64_t i, AttentionKind kind, uint64_t window) const {
+    LayerSpec s;
+    s.attention = kind;
+    s.window_tokens = window;
+    if (mla_) {
+      s.attention = kind == AttentionKind::kFull ? AttentionKind::kMla : kind;
+      s.kv_heads = 1;
+      s.k_head_dim = shape_.mla.kv_lora_rank + shape_.mla.qk_rope_head_dim;
+      s.v_head_dim = 0;
+    } else {
+      s.kv_heads = kv_heads_[i];
+      s.k_head_dim = shape_.head_dim;
+      s.v_head_dim = v_head_dim_;
+    }
+    return s;
+  }
+
+  LayerSpec recurrent_layer(StateKind kind) {
+    LayerSpec s;
+    s.attention = AttentionKind::kNone;
+    s.state = kind;
+    s.state_values = state_values(kind);
+    return s;
+  }
+
+  // Recurrent state values per sequence (conv + temporal), as vLLM's MambaStateShapeCalculator
+  // computes them (vllm/model_executor/layers/mamba/mamba_utils.py).
+  uint64_t state_values(StateKind kind) {
+    if (r_.failed()) return 0;
+    switch (kind) {
+      case StateKind::kMamba: {
+        const uint64_t d_state = r_.require_count({"mamba_d_state", "state_size"}, 1, kMaxHeadDim);
+        const uint64_t d_conv = r_.require_count({"mamba_d_conv", "conv_kernel"}, 1, 1024);
+        uint64_t d_inner = 0;
+        if (is_one_of(type(), {"mamba", "falcon_mamba"})) {
+          d_inner = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
+        } else {
+          d_inner = r_.require_count({"mamba_expand", "expand"}, 1, 64) * shape_.hidden_size;
+        }
+        return d_inner * (d_conv - 1) + d_inner * d_state;
+      }
+      case StateKind::kMamba2: {
+        const uint64_t d_state = r_.require_count({"ssm_state_size", "mamba_d_state", "state_size"}, 1, kMaxHeadDim);
+        const uint64_t d_conv = r_.require_count({"conv_kernel", "mamba_d_conv"}, 1, 1024);
+        const uint64_t n_heads = r_.require_count({"mamba_num_heads", "mamba_n_heads"}, 1, kMaxHeads);
+        const uint64_t head = r_.require_count({"mamba_head_dim", "mamba_d_head"}, 1, kMaxHeadDim);
+        const uint64_t groups = r_.require_count({"n_groups", "mamba_n_groups"}, 1, kMaxHeads);
+        uint64_t d_inner = n_heads * head;
+        if (auto ssm = r_.count("mamba_d_ssm", 1, kMaxWidth)) d_inner = *ssm;
+        return (d_inner + 2 * groups * d_state) * (d_conv - 1) + n_heads * head * d_state;
+      }
+      case StateKind::kGatedDeltaNet: {
+        const uint64_t k_heads = r_.require_count({"linear_num_key_heads"}, 1, kMaxHeads);
+        const uint64_t v_heads = r_.require_count({"linear_num_value_heads"}, 1, kMaxHeads);
+        const uint64_t k_dim = r_.require_count({"linear_key_head_dim"}, 1, kMaxHeadDim);
+        const uint64_t v_dim = r_.require_count({"linear_value_head_dim"}, 1, kMaxHeadDim);
+        const uint64_t d_conv = r_.require_count({"linear_conv_kernel_dim"}, 1, 1024);
+        return (2 * k_heads * k_dim + v_heads * v_dim) * (d_conv - 1) + v_heads * k_dim * v_dim;
+      }
+      case StateKind::kLinearAttention:
+        return heads_ * shape_.head_dim * shape_.head_dim;
+      case StateKind::kShortConv:
+        return shape_.hidden_size * (r_.require_count({"conv_L_cache"}, 2, 1024) - 1);
+      case StateKind::kNone:
+        return 0;
+    }
+    return 0;
+  }
+
+  StateKind mamba_kind() const {
+    return is_one_of(type(), {"mamba2", "nemotron_h", "falcon_h1", "zamba2", "bamba", "granitemoehybrid"})
+               ? StateKind::kMamba2
+               : StateKind::kMamba;
+  }
+
+  std::optional<uint64_t> sliding_window(const char* reason_key) {
+    auto w = r_.count("sliding_window", 1, kMaxTokens);
+    if (!w && !r_.failed()) {
+      r_.fail(kMissingField, "sliding_window",
+              std::string("missing or null, but ") + reason_key + " marks sliding-window layers");
+    }
+    return w;
+  }
+
+  // Assigns each layer its attention kind / recurrent state, most specific source first.
+  void read_layer_types() {
+    if (r_.failed()) return;
+    shape_.layers.assign(layers_, LayerSpec{});
+    if (r_.has("layer_types")) {
+      read_layer_types_list();
+    } else if (r_.has("hybrid_override_pattern")) {
+      read_hybrid_pattern();
+    } else if (r_.has("layers_block_type")) {
+      read_layers_block_type();
+    } else if (r_.has("attn_type_list")) {
+      read_attn_type_list();
+    } else if (type() == "jamba") {
+      const uint64_t period = r_.require_count({"attn_layer_period"}, 1, kMaxLayers);
+      const uint64_t offset = r_.require_count({"attn_layer_offset"}, 0, kMaxLayers);
+      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+        shape_.layers[i] = i % period == offset ? attention_layer(i, AttentionKind::kFull, 0)
+                                                : recurrent_layer(StateKind::kMamba);
+      }
+    } else if (type() == "qwen3_next") {
+      const uint64_t interval = r_.require_count({"full_attention_interval"}, 1, kMaxLayers);
+      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+        shape_.layers[i] = (i + 1) % interval == 0 ? attention_layer(i, AttentionKind::kFull, 0)
+                                                   : recurrent_layer(StateKind::kGatedDeltaNet);
+      }
+    } else if (type() == "falcon_h1") {
+      LayerSpec both = recurrent_layer(StateKind::kMamba2);
+      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+        LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
+        s.state = both.state;
+        s.state_values = both.state_values;
+        shape_.layers[i] = s;
+      }
+    } else if (r_.has("attention_chunk_size") || type() == "llama4_text") {
+      read_chunked();
+    } else {
+      read_sliding_pattern();
+    }
+    read_shared_kv_layers();
+  }
+
+  void read_layer_types_list() {
+    const json* list = r_.layer_list("layer_types", layers_);
+    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+      const json& v = (*list)[i];
+      const std::string key = "layer_types[" + std::to_string(i) + "]";
+      const std::string t = v.is_string() ? v.get<std::string>() : std::string();
+      if (is_one_of(t, {"full_attention", "attention", "global", "full"})) {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+      } else if (is_one_of(t, {"sliding_attention", "sliding_window", "local", "sliding"})) {
+        if (auto w = sliding_window("layer_types")) {
+          shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+        }
+      } else if (t == "chunked_attention") {
+        const uint64_t c = r_.require_count({"attention_chunk_size"}, 1, kMaxTokens);
+        shape_.layers[i] = attention_layer(i, AttentionKind::kChunked, c);
+      } else if (t == "linear_attention") {
+        shape_.layers[i] = recurrent_layer(type() == "qwen3_next" || r_.has("linear_num_value_heads")
+                                               ? StateKind::kGatedDeltaNet
+                                               : StateKind::kLinearAttention);
+      } else if (is_one_of(t, {"mamba", "mamba2", "ssm"})) {
+        shape_.layers[i] = recurrent_layer(t == "mamba2" ? StateKind::kMamba2 : mamba_kind());
+      } else if (t == "conv") {
+        shape_.layers[i] = recurrent_layer(StateKind::kShortConv);
+      } else {
+        r_.fail(kUnsupported, key, "unknown layer type " + describe(v) +
+                                       " (known: full_attention, sliding_attention, chunked_attention, "
+                                       "linear_attention, mamba, conv)");
+      }
+    }
+  }
+
+  // Nemotron-H: one character per layer, M = Mamba-2, * = attention, - = MLP, E = MoE.
+  void read_hybrid_pattern() {
+    auto pattern = r_.text("hybrid_override_pattern");
+    if (!pattern) return;
+    if (pattern->size() != layers_) {
+      r_.fail(kInvalidValue, "hybrid_override_pattern",
+              "has " + std::to_string(pattern->size()) + " characters but the model has " +
+                  std::to_string(layers_) + " layers");
+      return;
+    }
+    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      const char c = (*pattern)[i];
+      if (c == 'M') {
+        shape_.layers[i] = recurrent_layer(StateKind::kMamba2);
+        shape_.layers[i].mlp = MlpKind::kNone;
+      } else if (c == '*') {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+        shape_.layers[i].mlp = MlpKind::kNone;
+      } else if (c == '-' || c == 'E') {
+        shape_.layers[i].attention = AttentionKind::kNone;
+        shape_.layers[i].mlp = c == 'E' ? MlpKind::kMoe : MlpKind::kDense;
+      } else {
+        r_.fail(kInvalidValue, "hybrid_override_pattern",
+                "character " + std::to_string(i) + " is " + quote_user_text(std::string(1, c)) +
+                    " (expected M, *, - or E)");
+      }
+    }
+  }
+
+  void read_layers_block_type() {
+    const json* list = r_.layer_list("layers_block_type", layers_);
+    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+      const json& v = (*list)[i];
+      const std::string t = v.is_string() ? v.get<std::string>() : std::string();
+      if (t == "attention") {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+      } else if (t == "mamba") {
+        shape_.layers[i] = recurrent_layer(mamba_kind());
+      } else if (t == "hybrid") {  // Zamba: a shared attention block beside the Mamba layer
+        LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
+        const LayerSpec m = recurrent_layer(mamba_kind());
+        s.state = m.state;
+        s.state_values = m.state_values;
+        shape_.layers[i] = s;
+      } else {
+        r_.fail(kUnsupported, "layers_block_type[" + std::to_string(i) + "]",
+                "unknown block type " + describe(v) + " (known: attention, mamba, hybrid)");
+      }
+    }
+  }
+
+  // MiniMax: 1 = softmax attention, 0 = lightning (linear) attention with a per-head state.
+  void read_attn_type_list() {
+    const json* list = r_.layer_list("attn_type_list", layers_);
+    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+      auto t = r_.to_count((*list)[i], "attn_type_list[" + std::to_string(i) + "]", 0, 1);
+      if (!t) return;
+      shape_.layers[i] = *t == 1 ? attention_layer(i, AttentionKind::kFull, 0)
+                                 : recurrent_layer(StateKind::kLinearAttention);
+    }
+  }
+
+  // Llama 4: chunked local attention on RoPE layers (no_rope_layers[i] == 1), full on NoPE layers.
+  void read_chunked() {
+    const uint64_t chunk = r_.require_count({"attention_chunk_size"}, 1, kMaxTokens);
+    const json* no_rope = nullptr;
+    if (r_.has("no_rope_layers") && !r_.config()["no_rope_layers"].empty()) {
+      no_rope = r_.layer_list("no_rope_layers", layers_);
+    }
+    uint64_t interval = 0;
+    if (no_rope == nullptr && !r_.failed()) {
+      interval = r_.require_count({"no_rope_layer_interval"}, 1, kMaxLayers);
+    }
+    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      bool rope = false;
+      if (no_rope != nullptr) {
+        auto v = r_.to_count((*no_rope)[i], "no_rope_layers[" + std::to_string(i) + "]", 0, 1);
+        rope = v.value_or(0) == 1;
+      } else {
+        rope = (i + 1) % interval != 0;
+      }
+      shape_.layers[i] = attention_layer(i, rope ? AttentionKind::kChunked : AttentionKind::kFull, chunk);
+      if (!rope) shape_.layers[i].window_tokens = 0;
+    }
+  }
+
+  void read_sliding_pattern() {
+    for (uint64_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    if (r_.present("use_sliding_window") || is_one_of(type(), {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
+      if (!r_.flag("use_sliding_window").value_or(false)) {
+        if (r_.has("sliding_window")) {
+          r_.assume(r_.path("sliding_window") + " " + describe(r_.config()["sliding_window"]) +
+                    " ignored: use_sliding_window is false");
+        }
+        return;
+      }
+      // Qwen2: sliding only from layer max_window_layers on (Qwen2Config.layer_types).
+      auto w = sliding_window("use_sliding_window");
+      const uint64_t first = r_.require_count({"max_window_layers"}, 0, kMaxLayers);
+      for (uint64_t i = first; w && i < layers_; ++i) {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      }
+      return;
+    }
+    auto w = r_.count("sliding_window", 1, kMaxTokens);
+    if (!w) return;
+    uint64_t pattern = 0;
+    std::string rule;
+    if (auto p = r_.first_count({"sliding_window_pattern", "_sliding_window_pattern"}, 1, kMaxLayers)) {
+      pattern = *p;
+      rule = "sliding_window_pattern " + std::to_string(pattern) + ": layer i slides unless (i+1) % " +
+             std::to_string(pattern) + " == 0";
+    } else if (r_.failed()) {
+      return;
+    } else if (type() == "gemma2" || type() == "gpt_oss") {
+      pattern = 2;  // Gemma2Config / GptOssConfig layer_types: alternate, starting with sliding
+      rule = "layer_types absent: " + type() + " alternates sliding and full layers, starting with sliding";
+    }
+    if (pattern == 0) {
+      for (uint64_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      r_.assume(r_.path("sliding_window") + " " + std::to_string(*w) +
+                " applies to every layer (no layer_types or pattern given), as vLLM does");
+      return;
+    }
+    r_.assume(r_.path(rule));
+    for (uint64_t i = 0; i < layers_; ++i) {
+      if ((i + 1) % pattern != 0) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+    }
+  }
+
+  // Gemma 3n: the last num_kv_shared_layers layers read earlier layers' caches.
+  void read_shared_kv_layers() {
+    auto shared = r_.count("num_kv_shared_layers", 0, layers_);
+    if (!shared) return;
+    for (uint64_t i = layers_ - *shared; i < layers_; ++i) {
+      if (shape_.layers[i].keeps_tokens()) shape_.layers[i].attention = AttentionKind::kShared;
+    }
+  }
+
+  // Which layers route to experts (for weight counting in the capacity planner).
+  void read_moe() {
+    if (r_.failed()) return;
+    std::string used;
+    auto experts = r_.first_count({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"},
+                                  0, kMaxExperts, &used);
+    if (!experts || *experts == 0) return;
+    MoeShape& moe = shape_.moe;
+    moe.num_experts = static_cast<uint32_t>(*experts);
+    moe.experts_per_token = static_cast<uint32_t>(
+        r_.require_count({"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1, *experts));
+    if (auto m = r_.count("moe_intermediate_size", 1, kMaxWidth)) {
+      moe.expert_intermediate_size = *m;
+    } else {
+      moe.expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
+    }
+    if (auto n = r_.count("n_shared_experts", 0, kMaxExperts)) {
+      moe.shared_experts = static_cast<uint32_t>(*n);
+      moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
+    } else if (auto size = r_.count("shared_expert_intermediate_size", 0, kMaxWidth); size && *size > 0) {
+      moe.shared_experts = 1;
+      moe.shared_expert_intermediate_size = *size;
+    } else if (type() == "llama4_text") {  // one shared expert as wide as a routed one
+      moe.shared_experts = 1;
+      moe.shared_expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
+    }
+    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      if (shape_.layers[i].mlp == MlpKind::kNone) continue;
+      if (type() == "nemotron_h") continue;  // set per layer by hybrid_override_pattern
+      shape_.layers[i].mlp = is_moe_layer(i) ? MlpKind::kMoe : MlpKind::kDense;
+    }
+  }
+
+  bool is_moe_layer(uint64_t i) {
+    if (auto first_dense = r_.count("first_k_dense_replace", 0, kMaxLayers)) {  // DeepSeek
+      const uint64_t freq = r_.count("moe_layer_freq", 1, kMaxLayers).value_or(1);
+      return i >= *first_dense && i % freq == 0;
+    }
+    if (const json* only = r_.lookup("mlp_only_layers"); only != nullptr && only->is_array()) {  // Qwen MoE
+      for (const json& v : *only) {
+        if (v.is_number_unsigned() && v.get<uint64_t>() == i) return false;
+      }
+    }
+    if (auto step = r_.count("decoder_sparse_step", 1, kMaxLayers)) return (i + 1) % *step == 0;
+    if (auto step = r_.count("interleave_moe_layer_step", 1, kMaxLayers)) return i % *step == *step - 1;
+    if (auto period = r_.count("expert_layer_period", 1, kMaxLayers)) {  // Jamba
+      return i % *period == r_.count("expert_layer_offset", 0, kMaxLayers).value_or(0);
+    }
+    return true;
+  }
+
+  // Checkpoint dtype from torch_dtype (or transformers' newer `dtype`), in the language-model
+  // config or else at the top level of a multimodal wrapper.
+  void read_dtype() {
+    if (r_.failed()) return;
+    for (const json* obj : {&r_.config(), &root_}) {
+      for (const char* key : {"torch_dtype", "dtype"}) {
+        if (!obj->contains(key) || (*obj)[key].is_null()) continue;
+        const std::string path = obj == &root_ ? std::string(key) : r_.path(key);
+        const json& v = (*obj)[key];
+        if (!v.is_string()) {
+          r_.fail_at(kInvalidValue, path, "expected a string such as \"bfloat16\", got " + describe(v));
+          return;
+        }
+        const Result<Dtype> d = dtype_from_torch_dtype(v.get<std::string>(), path);
+        if (!d.ok) {
+          r_.fail_at(d.error.code.c_str(), path, d.error.message.substr(path.size() + 2));
+          return;
+        }
+        shape_.torch_dtype = d.value.name;
+        shape_.weight_dtype = d.value.name;
+        return;
+      }
+    }
+    r_.assume(r_.path("torch_dtype") + " absent: assuming bfloat16 weights");
+  }
+
+  ConfigReader r_;
+  const json& root_;
+  ModelShape shape_;
+  uint64_t layers_ = 0;
+  uint64_t heads_ = 0;
+  bool mla_ = false;
+  uint32_t v_head_dim_ = 0;
+  std::vector<uint32_t> kv_heads_;
+};
+
+// Quantized checkpoints declare their weight format here; it overrides torch_dtype.
+std::optional<std::string> quantized_weight_dtype(const json& root, std::vector<std::string>& assumptions) {
+  if (!root.contains("quantization_config") || !root["quantization_config"].is_object()) return std::nullopt;
+  const json& q = root["quantization_config"];
+  const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
+                                 ? q["quant_method"].get<std::string>()
+                                 : std::string();
+  const uint64_t bits = q.contains("bits") && q["bits"].is_number_unsigned() ? q["bits"].get<uint64_t>() : 0;
+  const uint64_t group = q.contains("group_size") && q["group_size"].is_number_unsigned()
+                             ? q["group_size"].get<uint64_t>()
+                             : 128;
+  if ((method == "awq" || method == "gptq") && bits == 4) {
+    const std::string name = method + "-int4:g" + std::to_string(group);
+    assumptions.push_back("quantization_config: " + method + " 4-bit, group " + std::to_string(group) +
+                          " -> weights " + name);
+    return name;
+  }
+  if (method == "fp8") {
+    assumptions.push_back("quantization_config: fp8 checkpoint -> weights fp8");
+    return std::string("fp8");
+  }
+  assumptions.push_back("quantization_config " + quote_user_text(method) +
+                        " not modelled: weights sized from torch_dtype");
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<ImportedModel> import_config(std::string_view json_text) {
+  ParseErrorSax sax;
+  if (!json::sax_parse(json_text.begin(), json_text.end(), &sax)) {
+    return Result<ImportedModel>::failure(
+        make_error(kInvalidJson, "config", "not valid JSON: " + sax.message));
+  }
+  const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (!root.is_object()) {
+    return Result<ImportedModel>::failure(
+        make_error(kInvalidJson, "config", "expected a JSON object, got " + describe(root)));
+  }
+  ImportedModel out;
+  const json* text = &root;
+  std::string prefix;
+  for (const char* wrapper : {"text_config", "llm_config", "language_config"}) {
+    if (root.contains(wrapper) && root[wrapper].is_object()) {
+      text = &root[wrapper];
+      prefix = std::string(wrapper) + ".";
+      out.assumptions.push_back(std::string("language model read from ") + wrapper +
+                                " (multimodal wrapper)");
+      break;
+    }
+  }
+  std::string model_type;
+  for (const json* obj : {text, &root}) {
+    if (obj->contains("model_type") && (*obj)["model_type"].is_string()) {
+      model_type = (*obj)["model_type"].get<std::string>();
+      break;
+    }
+  }
+  if (text != &root && model_type == root.value("model_type", std::string()) &&
+      model_type.find("_text") == std::string::npos && !model_type.empty()) {
+    model_type += "_text";  // Gemma 3 / Llama 4 text configs default to <type>_text classes
+  }
+  Importer importer(*text, prefix, model_type, root, out.assumptions);
+  Result<ModelShape> shape = importer.run();
+  if (!shape.ok) return Result<ImportedModel>::failure(shape.error);
+  out.shape = std::move(shape.value);
+  if (auto q = quantized_weight_dtype(root.contains("quantization_config") ? root : *text, out.assumptions)) {
+    out.shape.weight_dtype = *q;
+  }
+  return Result<ImportedModel>::success(std::move(out));
+}
+
+}  // namespace kvscope

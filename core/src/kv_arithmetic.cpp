@@ -1,0 +1,137 @@
+// KV byte arithmetic. Block accounting follows vLLM's paged layout (vllm/v1/kv_cache_interface.py:
+// a window that does not start on a block boundary spans one extra block) and prefix caching
+// (only whole blocks of a common prefix are shared).
+#include "kvscope/kv_arithmetic.hpp"
+
+#include <algorithm>
+
+#include "kvscope/checked_math.hpp"
+
+namespace kvscope {
+namespace {
+
+// Bytes of `heads` rows of `dim` values. Formats without per-row scales are costed over the
+// whole K (or V) row of all heads, as llama.cpp stores it (n_embd_k_gqa values per token).
+Result<uint64_t> head_rows_bytes(const Dtype& kv, uint64_t heads, uint64_t dim) {
+  if (dim == 0) return Result<uint64_t>::success(0);
+  if (kv.row_scale_bits == 0) return row_bytes(kv, heads * dim, 1, "kv_dtype");
+  return row_bytes(kv, dim, heads, "kv_dtype");
+}
+
+Result<uint64_t> overflow(const char* field, const char* what) {
+  return Result<uint64_t>::failure(make_error(
+      kOutOfRange, field, std::string(what) + " exceeds 2^64-1 bytes; use a smaller value"));
+}
+
+}  // namespace
+
+Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv) {
+  if (!layer.keeps_tokens()) return Result<uint64_t>::success(0);
+  const Result<uint64_t> k = head_rows_bytes(kv, layer.kv_heads, layer.k_head_dim);
+  if (!k.ok) return k;
+  const Result<uint64_t> v = head_rows_bytes(kv, layer.kv_heads, layer.v_head_dim);
+  if (!v.ok) return v;
+  return Result<uint64_t>::success(k.value + v.value);
+}
+
+Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
+                               const KvWorkload& w) {
+  using R = Result<KvEstimate>;
+  if (w.context_tokens == 0) return R::failure(make_error(kInvalidValue, "context", "must be at least 1 token"));
+  if (w.batch == 0) return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
+  if (w.shared_prefix_tokens > w.context_tokens) {
+    return R::failure(make_error(kInvalidValue, "shared_prefix",
+                                 std::to_string(w.shared_prefix_tokens) + " tokens exceeds the context of " +
+                                     std::to_string(w.context_tokens)));
+  }
+  const uint64_t block = w.block_size_tokens == 0 ? 1 : w.block_size_tokens;
+  const uint64_t prefix_blocks = w.shared_prefix_tokens / block;  // only whole blocks are shared
+
+  KvEstimate out;
+  CheckedU64 per_token, per_sequence, total, state_total, shared_total;
+  for (LayerGroup& group : group_layers(shape)) {
+    GroupKv g;
+    const LayerSpec& spec = group.spec;
+    const uint64_t layers = group.layer_indices.size();
+    const Result<uint64_t> per_layer = kv_bytes_per_token_per_layer(spec, kv);
+    if (!per_layer.ok) return R::failure(per_layer.error);
+    const Result<uint64_t> state_layer = row_bytes(state, spec.state_values, 1, "state_dtype");
+    if (!state_layer.ok) return R::failure(state_layer.error);
+
+    g.kv_bytes_per_token_per_layer = per_layer.value;
+    g.kv_bytes_per_token = per_layer.value * layers;  // both factors are small: no overflow
+    const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
+    if (state_bytes.overflowed()) return R::failure(overflow("state_dtype", "recurrent state").error);
+    g.state_bytes_per_sequence = state_bytes.value();
+
+    if (spec.keeps_tokens()) {
+      out.kv_layers += layers;
+      per_token += g.kv_bytes_per_token;
+      const uint64_t L = w.context_tokens;
+      g.kept_tokens_per_sequence = spec.windowed() ? std::min(L, spec.window_tokens) : L;
+      const uint64_t first_block = (L - g.kept_tokens_per_sequence) / block;
+      const uint64_t end_block = ceil_div(L, block);
+      // A window of W tokens spans at most ceil((W-1)/block) + 1 blocks when it does not start on
+      // a block boundary; count that peak so bytes never shrink as the context grows
+      // (vLLM SlidingWindowSpec.max_memory_usage_bytes reserves the same).
+      const uint64_t blocks =
+          spec.windowed() ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1) : end_block;
+      const uint64_t shared_blocks =
+          prefix_blocks > first_block ? std::min(end_block, prefix_blocks) - first_block : 0;
+      g.allocated_tokens_per_sequence = blocks * block;
+
+      const CheckedU64 seq = CheckedU64(g.kv_bytes_per_token) * g.kept_tokens_per_sequence;
+      if (seq.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
+      const CheckedU64 block_bytes = CheckedU64(g.kv_bytes_per_token) * block;
+      const CheckedU64 shared = block_bytes * shared_blocks;
+      const CheckedU64 group_total = shared + block_bytes * (blocks - shared_blocks) * w.batch;
+      if (shared.overflowed() || group_total.overflowed()) {
+        return R::failure(overflow("batch", "KV bytes of the batch").error);
+      }
+      g.kv_bytes_per_sequence = seq.value();
+      g.kv_bytes_total = group_total.value();
+      g.shared_prefix_bytes = shared.value();
+    }
+    const CheckedU64 group_state_total = state_bytes * w.batch;
+    const CheckedU64 seq_with_state = CheckedU64(g.kv_bytes_per_sequence) + g.state_bytes_per_sequence;
+    const CheckedU64 total_with_state = CheckedU64(g.kv_bytes_total) + group_state_total;
+    if (seq_with_state.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
+    if (total_with_state.overflowed()) return R::failure(overflow("batch", "KV bytes of the batch").error);
+    g.kv_bytes_per_sequence = seq_with_state.value();
+    g.kv_bytes_total = total_with_state.value();
+
+    per_sequence += g.kv_bytes_per_sequence;
+    total += g.kv_bytes_total;
+    state_total += g.state_bytes_per_sequence;
+    shared_total += g.shared_prefix_bytes;
+    g.group = std::move(group);
+    out.groups.push_back(std::move(g));
+  }
+  if (per_sequence.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
+  if (total.overflowed() || per_token.overflowed() || state_total.overflowed() || shared_total.overflowed()) {
+    return R::failure(overflow("batch", "KV bytes of the batch").error);
+  }
+  out.kv_bytes_per_token = per_token.value();
+  out.kv_bytes_per_sequence = per_sequence.value();
+  out.kv_bytes_total = total.value();
+  out.state_bytes_per_sequence = state_total.value();
+  out.shared_prefix_bytes = shared_total.value();
+  return R::success(std::move(out));
+}
+
+Result<ProjectionCount> kv_projection_count(uint64_t prompt_tokens, uint64_t output_tokens) {
+  using R = Result<ProjectionCount>;
+  if (prompt_tokens == 0) return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
+  // Step i (1-based) attends over prompt + i - 1 tokens; without a cache it projects all of them.
+  const CheckedU64 g = output_tokens;
+  const CheckedU64 without =
+      g * (prompt_tokens - 1) + (output_tokens % 2 == 0 ? CheckedU64(output_tokens / 2) * (output_tokens + 1)
+                                                        : g * ((output_tokens + 1) / 2));
+  const CheckedU64 with = output_tokens == 0 ? CheckedU64(0) : CheckedU64(prompt_tokens) + (output_tokens - 1);
+  if (without.overflowed() || with.overflowed()) {
+    return R::failure(make_error(kOutOfRange, "output_tokens", "projection count exceeds 2^64-1"));
+  }
+  return R::success(ProjectionCount{without.value(), with.value()});
+}
+
+}  // namespace kvscope

@@ -1,0 +1,158 @@
+// JSON serialization of reports and catalogues. Keys are snake_case with units in their names.
+#include "kvscope/report_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kvscope {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Invalid UTF-8 (a truncated or hostile string) is replaced, never thrown.
+std::string dump(const ordered_json& j) { return j.dump(2, ' ', false, ordered_json::error_handler_t::replace); }
+
+ordered_json optional_count(bool present, uint64_t value) {
+  return present ? ordered_json(value) : ordered_json(nullptr);
+}
+
+ordered_json dtype_json(const Dtype& d) {
+  return ordered_json{{"name", d.name},
+                      {"bits_per_value", bits_per_value(d)},
+                      {"scale_bits_per_row", d.row_scale_bits},
+                      {"exact", d.exact},
+                      {"description", d.description}};
+}
+
+ordered_json model_json(const EstimateReport& r) {
+  const ModelShape& s = r.shape;
+  ordered_json m{{"id", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
+                 {"name", r.model_name},
+                 {"source", r.source},
+                 {"model_type", s.model_type},
+                 {"layers", s.layers.size()},
+                 {"hidden_size", s.hidden_size},
+                 {"num_attention_heads", s.num_attention_heads},
+                 {"head_dim", s.head_dim},
+                 {"intermediate_size", s.intermediate_size},
+                 {"vocab_size", s.vocab_size},
+                 {"max_position_embeddings", s.max_position_embeddings},
+                 {"tie_word_embeddings", s.tie_word_embeddings},
+                 {"torch_dtype", s.torch_dtype},
+                 {"weight_dtype", s.weight_dtype}};
+  m["moe"] = s.moe.num_experts == 0
+                 ? ordered_json(nullptr)
+                 : ordered_json{{"num_experts", s.moe.num_experts},
+                                {"experts_per_token", s.moe.experts_per_token},
+                                {"shared_experts", s.moe.shared_experts},
+                                {"expert_intermediate_size", s.moe.expert_intermediate_size},
+                                {"shared_expert_intermediate_size", s.moe.shared_expert_intermediate_size}};
+  m["mla"] = s.mla.kv_lora_rank == 0
+                 ? ordered_json(nullptr)
+                 : ordered_json{{"kv_lora_rank", s.mla.kv_lora_rank},
+                                {"qk_rope_head_dim", s.mla.qk_rope_head_dim},
+                                {"qk_nope_head_dim", s.mla.qk_nope_head_dim},
+                                {"v_head_dim", s.mla.v_head_dim},
+                                {"q_lora_rank", s.mla.q_lora_rank}};
+  return m;
+}
+
+ordered_json group_json(const GroupKv& g, const Dtype& kv) {
+  const LayerSpec& s = g.group.spec;
+  return ordered_json{{"kind", layer_kind_label(s)},
+                      {"attention", attention_kind_name(s.attention)},
+                      {"state", s.state == StateKind::kNone ? ordered_json(nullptr) : ordered_json(state_kind_name(s.state))},
+                      {"layer_count", g.group.layer_indices.size()},
+                      {"layers", g.group.layer_indices},
+                      {"kv_heads", s.kv_heads},
+                      {"k_head_dim", s.k_head_dim},
+                      {"v_head_dim", s.v_head_dim},
+                      {"window_tokens", s.windowed() ? ordered_json(s.window_tokens) : ordered_json(nullptr)},
+                      {"state_values_per_layer", s.state_values},
+                      {"kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer},
+                      {"kv_bytes_per_token", g.kv_bytes_per_token},
+                      {"kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv)},
+                      {"kept_tokens_per_sequence", g.kept_tokens_per_sequence},
+                      {"allocated_tokens_per_sequence", g.allocated_tokens_per_sequence},
+                      {"state_bytes_per_sequence", g.state_bytes_per_sequence},
+                      {"kv_bytes_per_sequence", g.kv_bytes_per_sequence},
+                      {"kv_bytes_total", g.kv_bytes_total},
+                      {"shared_prefix_bytes", g.shared_prefix_bytes}};
+}
+
+}  // namespace
+
+std::string report_to_json(const EstimateReport& r) {
+  const KvWorkload& w = r.workload;
+  ordered_json j;
+  j["schema"] = kReportSchema;
+  j["kvscope_version"] = kVersion;
+  j["input"] = ordered_json{{"model", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
+                            {"config", r.model_id.empty() ? ordered_json(r.source) : ordered_json(nullptr)},
+                            {"kv_dtype", r.kv_dtype.name},
+                            {"state_dtype", r.state_dtype.name},
+                            {"context_tokens", w.context_tokens},
+                            {"batch", w.batch},
+                            {"block_size_tokens", optional_count(w.block_size_tokens != 0, w.block_size_tokens)},
+                            {"shared_prefix_tokens", w.shared_prefix_tokens},
+                            {"prompt_tokens", optional_count(r.has_projections, r.prompt_tokens)},
+                            {"output_tokens", optional_count(r.has_projections, r.output_tokens)}};
+  j["model"] = model_json(r);
+  j["kv_dtype"] = dtype_json(r.kv_dtype);
+  j["kv_bytes_per_token"] = r.kv.kv_bytes_per_token;
+  j["kv_bytes_per_sequence"] = r.kv.kv_bytes_per_sequence;
+  j["kv_bytes_total"] = r.kv.kv_bytes_total;
+  j["recurrent_state_bytes_per_sequence"] = r.kv.state_bytes_per_sequence;
+  j["shared_prefix_bytes"] = r.kv.shared_prefix_bytes;
+  j["kv_layers"] = r.kv.kv_layers;
+  j["kv_projections_without_cache"] = optional_count(r.has_projections, r.projections.without_cache);
+  j["kv_projections_with_cache"] = optional_count(r.has_projections, r.projections.with_cache);
+  ordered_json groups = ordered_json::array();
+  for (const GroupKv& g : r.kv.groups) groups.push_back(group_json(g, r.kv_dtype));
+  j["layer_groups"] = std::move(groups);
+  j["assumptions"] = r.assumptions;
+  return dump(j);
+}
+
+std::string error_to_json(const Error& e) {
+  ordered_json j{{"schema", kReportSchema},
+                 {"error", ordered_json{{"code", e.code}, {"message", e.message}, {"field", e.field}}}};
+  return dump(j);
+}
+
+std::string model_catalog_to_json() {
+  ordered_json list = ordered_json::array();
+  for (const ModelEntry& m : model_catalog()) {
+    list.push_back(ordered_json{{"id", m.id}, {"name", m.name}, {"family", m.family}, {"hf_id", m.hf_id},
+                                {"source", m.source}, {"config", ordered_json::parse(m.config_json, nullptr, false)}});
+  }
+  return dump(ordered_json{{"schema", "kvscope.models/1"}, {"models", list}});
+}
+
+std::string gpu_catalog_to_json() {
+  ordered_json list = ordered_json::array();
+  for (const GpuEntry& g : gpu_catalog()) {
+    list.push_back(ordered_json{{"id", g.id},
+                                {"name", g.name},
+                                {"vendor", g.vendor},
+                                {"memory_marketed", g.memory_marketed},
+                                {"memory_bytes", g.memory_bytes},
+                                {"memory_bytes_source", g.memory_bytes_source},
+                                {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
+                                {"bf16_dense_flops", g.bf16_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.bf16_dense_flops)},
+                                {"fp8_dense_flops", g.fp8_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.fp8_dense_flops)},
+                                {"source", g.source}});
+  }
+  return dump(ordered_json{{"schema", "kvscope.gpus/1"}, {"gpus", list}});
+}
+
+std::string dtype_catalog_to_json() {
+  ordered_json j{{"schema", "kvscope.dtypes/1"}};
+  for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {
+    ordered_json list = ordered_json::array();
+    for (const Dtype& d : list_dtypes(use)) list.push_back(dtype_json(d));
+    j[use == DtypeUse::kKv ? "kv" : "weight"] = std::move(list);
+  }
+  return dump(j);
+}
+
+}  // namespace kvscope

@@ -1,0 +1,312 @@
+// Argument parsing and the readable report of `kvscope`. All numbers come from the core; this
+// file only translates flags in and text out.
+#include "kvscope_cli.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/dtype.hpp"
+#include "kvscope/estimate.hpp"
+#include "kvscope/report_json.hpp"
+#include "kvscope/units.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+constexpr uint64_t kMaxConfigBytes = 16u << 20;
+
+const char* const kUsage =
+    "usage: kvscope <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  estimate (--model ID | --config FILE) [--kv-dtype T] [--context N] [--batch N]\n"
+    "           [--block-size N] [--shared-prefix N] [--state-dtype T]\n"
+    "           [--prompt-tokens P --output-tokens G] [--json]\n"
+    "      KV-cache bytes per token, per sequence and for the batch, per layer group.\n"
+    "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
+    "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
+    "  models [--json]   the model catalogue (ids for --model)\n"
+    "  gpus [--json]     the GPU catalogue\n"
+    "  dtypes [--json]   KV-cache and weight dtypes with their exact storage cost\n"
+    "\n"
+    "Exit status: 0 success, 2 bad input (one line on stderr naming the field).\n";
+
+struct UsageError {
+  std::string field;
+  std::string message;
+};
+
+// Parsed `--flag value` / `--flag=value` pairs and bare switches.
+struct Flags {
+  std::map<std::string, std::string> values;
+  bool json = false;
+  bool help = false;
+};
+
+std::optional<UsageError> parse_flags(const std::vector<std::string>& args, size_t first,
+                                      const std::vector<std::string>& value_flags, Flags& flags) {
+  for (size_t i = first; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "--json") {
+      flags.json = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      flags.help = true;
+      continue;
+    }
+    std::string value;
+    bool has_value = false;
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    bool known = false;
+    for (const std::string& f : value_flags) known = known || f == arg;
+    if (!known) return UsageError{arg, "unknown option " + quote_user_text(arg) + " (see kvscope --help)"};
+    if (!has_value) {
+      if (i + 1 >= args.size()) return UsageError{arg, "needs a value"};
+      value = args[++i];
+    }
+    if (flags.values.count(arg) != 0) return UsageError{arg, "given twice"};
+    flags.values[arg] = value;
+  }
+  return std::nullopt;
+}
+
+// A whole number, optionally with a k/K (x1024) or m/M (x1024^2) suffix as context lengths are
+// written ("128k" = 131072 tokens).
+std::optional<UsageError> parse_count(const Flags& flags, const std::string& flag, uint64_t& out) {
+  const auto it = flags.values.find(flag);
+  if (it == flags.values.end()) return std::nullopt;
+  std::string text = it->second;
+  uint64_t multiplier = 1;
+  if (!text.empty() && (text.back() == 'k' || text.back() == 'K')) multiplier = 1024;
+  if (!text.empty() && (text.back() == 'm' || text.back() == 'M')) multiplier = 1024 * 1024;
+  if (multiplier != 1) text.pop_back();
+  const UsageError bad{flag, "expected a whole number >= 0 (e.g. 4096 or 128k), got " + quote_user_text(it->second)};
+  if (text.empty() || text.size() > 20) return bad;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return bad;
+    if (__builtin_mul_overflow(value, uint64_t{10}, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(c - '0'), &value)) {
+      return UsageError{flag, "value " + quote_user_text(it->second) + " exceeds 2^64-1"};
+    }
+  }
+  if (__builtin_mul_overflow(value, multiplier, &value)) {
+    return UsageError{flag, "value " + quote_user_text(it->second) + " exceeds 2^64-1"};
+  }
+  out = value;
+  return std::nullopt;
+}
+
+int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
+  err << "kvscope: error: " << e.message << "\n";
+  if (json) out << error_to_json(e) << "\n";
+  return 2;
+}
+
+int fail_usage(std::ostream& out, std::ostream& err, bool json, const UsageError& u) {
+  return fail(out, err, json, make_error(kInvalidValue, u.field, u.message));
+}
+
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+std::string bytes_line(uint64_t bytes) {
+  return with_commas(bytes) + " bytes = " + format_gb(bytes) + " = " + format_gib(bytes);
+}
+
+void print_report(const EstimateReport& r, std::ostream& out) {
+  const KvWorkload& w = r.workload;
+  out << "kvscope estimate: " << r.model_name;
+  if (!r.model_id.empty()) out << " (" << r.model_id << ")";
+  out << ", " << r.shape.layers.size() << " layers, KV dtype " << r.kv_dtype.name << "\n\n";
+  out << "  KV per token       " << with_commas(r.kv.kv_bytes_per_token) << " bytes ("
+      << format_binary_size(r.kv.kv_bytes_per_token) << ") across " << r.kv.kv_layers
+      << " layers that keep tokens\n";
+  out << "  per sequence       " << bytes_line(r.kv.kv_bytes_per_sequence) << " at "
+      << with_commas(w.context_tokens) << " tokens\n";
+  out << "  total              " << bytes_line(r.kv.kv_bytes_total) << " for " << w.batch
+      << (w.batch == 1 ? " sequence" : " sequences");
+  if (w.block_size_tokens != 0) out << ", blocks of " << w.block_size_tokens << " tokens";
+  if (w.shared_prefix_tokens != 0) {
+    out << ", " << with_commas(w.shared_prefix_tokens) << "-token prefix stored once ("
+        << with_commas(r.kv.shared_prefix_bytes) << " bytes)";
+  }
+  out << "\n";
+  if (r.kv.state_bytes_per_sequence != 0) {
+    out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence)
+        << " per sequence (" << r.state_dtype.name << ", constant in context)\n";
+  }
+  out << "\nLayer groups:\n";
+  out << "  " << pad("kind", 18) << pad("layers", 8) << pad("kv heads", 10) << pad("K/V dim", 10)
+      << pad("window", 9) << pad("bytes/token", 13) << pad("kept tokens", 13) << "bytes/sequence\n";
+  for (const GroupKv& g : r.kv.groups) {
+    const LayerSpec& s = g.group.spec;
+    out << "  " << pad(layer_kind_label(s), 18) << pad(std::to_string(g.group.layer_indices.size()), 8)
+        << pad(s.keeps_tokens() ? std::to_string(s.kv_heads) : "-", 10)
+        << pad(s.keeps_tokens() ? std::to_string(s.k_head_dim) + "/" + std::to_string(s.v_head_dim) : "-", 10)
+        << pad(s.windowed() ? with_commas(s.window_tokens) : "-", 9) << pad(with_commas(g.kv_bytes_per_token), 13)
+        << pad(s.keeps_tokens() ? with_commas(g.kept_tokens_per_sequence) : "-", 13)
+        << with_commas(g.kv_bytes_per_sequence) << "\n";
+  }
+  for (const GroupKv& g : r.kv.groups) {
+    const std::string formula = kv_bytes_per_token_formula(g, r.kv_dtype);
+    if (!formula.empty()) out << "  " << layer_kind_label(g.group.spec) << ": " << formula << "\n";
+  }
+  if (r.has_projections) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f",
+                  r.projections.with_cache == 0 ? 0.0
+                                                : static_cast<double>(r.projections.without_cache) /
+                                                      static_cast<double>(r.projections.with_cache));
+    out << "\nWhy a cache: " << with_commas(r.prompt_tokens) << " prompt + " << with_commas(r.output_tokens)
+        << " generated tokens need " << with_commas(r.projections.without_cache)
+        << " K/V projections per layer without a cache, " << with_commas(r.projections.with_cache)
+        << " with one (" << ratio << "x fewer).\n";
+  }
+  if (!r.assumptions.empty()) {
+    out << "\nAssumptions:\n";
+    for (const std::string& a : r.assumptions) out << "  - " << a << "\n";
+  }
+}
+
+int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 const FileReader& read_file) {
+  Flags flags;
+  const std::vector<std::string> value_flags = {
+      "--model", "--config", "--kv-dtype", "--state-dtype", "--context", "--batch",
+      "--block-size", "--shared-prefix", "--prompt-tokens", "--output-tokens"};
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (auto u = parse_flags(args, 1, value_flags, flags)) return fail_usage(out, err, json, *u);
+  if (flags.help) {
+    out << kUsage;
+    return 0;
+  }
+  EstimateInput in;
+  const bool has_model = flags.values.count("--model") != 0;
+  const bool has_config = flags.values.count("--config") != 0;
+  if (has_model == has_config) {
+    return fail_usage(out, err, json, {"--model", "give exactly one of --model ID or --config FILE"});
+  }
+  if (has_model) {
+    in.model_id = flags.values["--model"];
+  } else {
+    const std::string& path = flags.values["--config"];
+    std::string reason;
+    if (!read_file(path, in.config_json, reason)) {
+      return fail_usage(out, err, json, {"--config", reason + ": " + quote_user_text(path)});
+    }
+    if (in.config_json.size() > kMaxConfigBytes) {
+      return fail_usage(out, err, json, {"--config", "file is larger than 16 MiB: " + quote_user_text(path)});
+    }
+    in.config_name = path;
+  }
+  if (flags.values.count("--kv-dtype")) in.kv_dtype = flags.values["--kv-dtype"];
+  if (flags.values.count("--state-dtype")) in.state_dtype = flags.values["--state-dtype"];
+  in.batch = 1;
+  const std::pair<const char*, uint64_t*> counts[] = {
+      {"--context", &in.context_tokens},        {"--batch", &in.batch},
+      {"--block-size", &in.block_size_tokens},  {"--shared-prefix", &in.shared_prefix_tokens},
+      {"--prompt-tokens", &in.prompt_tokens},   {"--output-tokens", &in.output_tokens}};
+  for (const auto& [flag, target] : counts) {
+    if (auto u = parse_count(flags, flag, *target)) return fail_usage(out, err, json, *u);
+  }
+  // 0 means "default" inside the core; on the command line it is a mistake.
+  for (const char* flag : {"--context", "--batch", "--block-size"}) {
+    if (flags.values.count(flag) != 0 && flags.values[flag].find_first_not_of('0') == std::string::npos) {
+      return fail_usage(out, err, json, {flag, "must be at least 1"});
+    }
+  }
+  if (flags.values.count("--output-tokens") != 0 && flags.values.count("--prompt-tokens") == 0) {
+    return fail_usage(out, err, json, {"--prompt-tokens", "required with --output-tokens"});
+  }
+  if (flags.values.count("--prompt-tokens") != 0 && flags.values.count("--output-tokens") == 0) {
+    return fail_usage(out, err, json, {"--output-tokens", "required with --prompt-tokens"});
+  }
+  const Result<EstimateReport> report = estimate(in);
+  if (!report.ok) {
+    Error e = report.error;
+    if (has_config && e.field.find('.') == std::string::npos && e.code != kInvalidValue) {
+      e.message += " (in " + quote_user_text(in.config_name) + ")";
+    }
+    return fail(out, err, json, e);
+  }
+  if (json) {
+    out << report_to_json(report.value) << "\n";
+  } else {
+    print_report(report.value, out);
+  }
+  return 0;
+}
+
+int run_list(const std::string& command, const std::vector<std::string>& args, std::ostream& out,
+             std::ostream& err) {
+  Flags flags;
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (auto u = parse_flags(args, 1, {}, flags)) return fail_usage(out, err, json, *u);
+  if (command == "models") {
+    if (json) {
+      out << model_catalog_to_json() << "\n";
+      return 0;
+    }
+    out << pad("id", 28) << pad("name", 34) << "source\n";
+    for (const ModelEntry& m : model_catalog()) out << pad(m.id, 28) << pad(m.name, 34) << m.source << "\n";
+  } else if (command == "gpus") {
+    if (json) {
+      out << gpu_catalog_to_json() << "\n";
+      return 0;
+    }
+    out << pad("id", 18) << pad("name", 30) << pad("memory (reported)", 32) << "bandwidth\n";
+    for (const GpuEntry& g : gpu_catalog()) {
+      char bw[32];
+      std::snprintf(bw, sizeof bw, "%.2f TB/s", static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
+      out << pad(g.id, 18) << pad(g.name, 30) << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32)
+          << bw << "\n";
+    }
+  } else {
+    if (json) {
+      out << dtype_catalog_to_json() << "\n";
+      return 0;
+    }
+    for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {
+      out << (use == DtypeUse::kKv ? "KV cache dtypes:\n" : "\nWeight dtypes:\n");
+      for (const Dtype& d : list_dtypes(use)) {
+        char bits[32];
+        std::snprintf(bits, sizeof bits, "%.4g bits", bits_per_value(d));
+        out << "  " << pad(d.name, 22) << pad(bits, 13) << d.description << "\n";
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const FileReader& read_file) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    out << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    out << "kvscope " << kVersion << "\n";
+    return 0;
+  }
+  if (args[0] == "estimate") return run_estimate(args, out, err, read_file);
+  if (args[0] == "models" || args[0] == "gpus" || args[0] == "dtypes") return run_list(args[0], args, out, err);
+  err << "kvscope: error: command: unknown command " << quote_user_text(args[0])
+      << " (expected estimate, models, gpus or dtypes)\n";
+  return 2;
+}
+
+}  // namespace kvscope::cli

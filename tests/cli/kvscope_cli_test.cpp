@@ -1,0 +1,161 @@
+// The kvscope CLI contract, run in-process: flags, JSON keys, exit statuses and error lines.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kvscope_cli.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Files the CLI may read, by path (no disk access in these tests).
+const std::map<std::string, std::string>& files() {
+  static const std::map<std::string, std::string> f = {
+      {"good.json", R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+                        "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192,
+                        "torch_dtype": "bfloat16"})"},
+      {"broken.json", R"({"num_hidden_layers": 32,)"},
+      {"zero_heads.json", R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 0})"},
+  };
+  return f;
+}
+
+CliRun kvscope(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  CliRun r;
+  r.status = run(args, out, err, [](const std::string& path, std::string& content, std::string& error) {
+    const auto it = files().find(path);
+    if (it == files().end()) {
+      error = "cannot open file";
+      return false;
+    }
+    content = it->second;
+    return true;
+  });
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+nlohmann::json json_of(const CliRun& r) {
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out;
+  return j;
+}
+
+TEST(Cli, EstimateJsonHasTheContractKeys) {
+  const CliRun r = kvscope({"estimate", "--model", "llama-2-7b", "--context", "4096", "--batch", "3",
+                         "--block-size", "16", "--prompt-tokens", "5", "--output-tokens", "64", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty());
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["schema"], "kvscope.report/1");
+  EXPECT_EQ(j["kv_bytes_per_token"], 524288u);
+  EXPECT_EQ(j["kv_bytes_per_sequence"], 2147483648u);
+  EXPECT_EQ(j["kv_bytes_total"], 3ull * 2147483648ull);
+  EXPECT_EQ(j["kv_projections_without_cache"], 2336u);
+  EXPECT_EQ(j["kv_projections_with_cache"], 68u);
+  ASSERT_TRUE(j["layer_groups"].is_array());
+  EXPECT_EQ(j["layer_groups"][0]["kv_bytes_per_token_formula"], "2 × 32 × 32 × 128 × 2 = 524,288 bytes");
+  EXPECT_TRUE(j["assumptions"].is_array());
+  EXPECT_EQ(j["input"]["kv_dtype"], "fp16");
+  EXPECT_EQ(j["input"]["block_size_tokens"], 16u);
+}
+
+TEST(Cli, EstimateFromConfigFileWithSuffixedContext) {
+  const CliRun r = kvscope({"estimate", "--config", "good.json", "--context=128k", "--kv-dtype", "fp8", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["input"]["context_tokens"], 131072u);
+  EXPECT_EQ(j["kv_bytes_per_sequence"], 8ull << 30);
+  EXPECT_TRUE(j["kv_projections_with_cache"].is_null());
+  EXPECT_EQ(j["input"]["config"], "good.json");
+}
+
+TEST(Cli, ReadableReportShowsBothUnitsAndTheFormula) {
+  const CliRun r = kvscope({"estimate", "--model", "llama-3.1-8b", "--context", "131072"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("17,179,869,184 bytes = 17.180 GB = 16.000 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 × 32 × 8 × 128 × 2 = 131,072 bytes"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListsCatalogues) {
+  const CliRun models = kvscope({"models"});
+  EXPECT_EQ(models.status, 0);
+  EXPECT_NE(models.out.find("deepseek-v3"), std::string::npos);
+  const CliRun gpus = kvscope({"gpus", "--json"});
+  EXPECT_EQ(gpus.status, 0);
+  EXPECT_GE(json_of(gpus)["gpus"].size(), 15u);
+  const CliRun dtypes = kvscope({"dtypes", "--json"});
+  EXPECT_EQ(dtypes.status, 0);
+  EXPECT_EQ(json_of(dtypes)["schema"], "kvscope.dtypes/1");
+}
+
+struct BadRun {
+  const char* name;
+  std::vector<std::string> args;
+  const char* field;
+};
+void PrintTo(const BadRun& c, std::ostream* os) { *os << c.name; }
+
+class CliBadInput : public ::testing::TestWithParam<BadRun> {};
+
+TEST_P(CliBadInput, ExitsTwoWithOneLineNamingTheField) {
+  const BadRun& c = GetParam();
+  const CliRun r = kvscope(c.args);
+  EXPECT_EQ(r.status, 2) << r.out;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // exactly one line
+  EXPECT_EQ(r.err.rfind(std::string("kvscope: error: ") + c.field + ": ", 0), 0u) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, CliBadInput,
+    ::testing::Values(
+        BadRun{"negative_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "-3"}, "--batch"},
+        BadRun{"zero_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "0"}, "--batch"},
+        BadRun{"word_context", {"estimate", "--model", "llama-3.1-8b", "--context", "lots"}, "--context"},
+        BadRun{"huge_context", {"estimate", "--model", "llama-3.1-8b", "--context", "1000000000000000"}, "context"},
+        BadRun{"overflowing_number", {"estimate", "--model", "llama-3.1-8b", "--context", "99999999999999999999"},
+               "--context"},
+        BadRun{"unknown_dtype", {"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "fp7"}, "kv_dtype"},
+        BadRun{"unknown_model", {"estimate", "--model", "llama-9"}, "model"},
+        BadRun{"no_model", {"estimate", "--context", "10"}, "--model"},
+        BadRun{"both_sources", {"estimate", "--model", "llama-2-7b", "--config", "good.json"}, "--model"},
+        BadRun{"missing_file", {"estimate", "--config", "nope.json"}, "--config"},
+        BadRun{"broken_json", {"estimate", "--config", "broken.json"}, "config"},
+        BadRun{"zero_heads", {"estimate", "--config", "zero_heads.json"}, "num_attention_heads"},
+        BadRun{"unknown_flag", {"estimate", "--model", "llama-2-7b", "--contxt", "5"}, "--contxt"},
+        BadRun{"missing_value", {"estimate", "--model"}, "--model"},
+        BadRun{"repeated_flag", {"estimate", "--model", "a", "--model", "b"}, "--model"},
+        BadRun{"prefix_over_context", {"estimate", "--model", "llama-2-7b", "--context", "10", "--shared-prefix", "11"},
+               "shared_prefix"},
+        BadRun{"output_without_prompt", {"estimate", "--model", "llama-2-7b", "--output-tokens", "5"}, "--prompt-tokens"},
+        BadRun{"unknown_command", {"estimat"}, "command"}),
+    [](const ::testing::TestParamInfo<BadRun>& info) { return info.param.name; });
+
+TEST(Cli, JsonErrorsAlsoGoToStdout) {
+  const CliRun r = kvscope({"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "nope", "--json"});
+  EXPECT_EQ(r.status, 2);
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["error"]["field"], "kv_dtype");
+  EXPECT_EQ(j["error"]["code"], "invalid_value");
+}
+
+TEST(Cli, HelpAndVersion) {
+  EXPECT_EQ(kvscope({"--help"}).status, 0);
+  EXPECT_EQ(kvscope({"estimate", "--help"}).status, 0);
+  EXPECT_NE(kvscope({"--version"}).out.find("kvscope 0.1.0"), std::string::npos);
+  EXPECT_EQ(kvscope({}).status, 2);
+}
+
+}  // namespace
+}  // namespace kvscope::cli

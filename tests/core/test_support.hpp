@@ -1,0 +1,51 @@
+// Shared helpers for the core tests: fixture loading and imports that must succeed.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/config_import.hpp"
+#include "kvscope/dtype.hpp"
+
+namespace kvscope::test {
+
+inline std::string read_fixture(const std::string& name) {
+  std::ifstream in(std::string(KVSCOPE_TEST_DATA_DIR) + "/configs/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing fixture " << name;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline ImportedModel import_ok(const std::string& json_text) {
+  Result<ImportedModel> r = import_config(json_text);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  return r.value;
+}
+
+inline ImportedModel import_fixture(const std::string& name) { return import_ok(read_fixture(name)); }
+
+inline ModelShape catalog_shape(const std::string& id) {
+  const Result<ModelEntry> entry = find_model(id);
+  EXPECT_TRUE(entry.ok) << entry.error.message;
+  return import_ok(entry.value.config_json).shape;
+}
+
+inline Dtype kv_dtype(const std::string& name) {
+  Result<Dtype> d = parse_dtype(name, DtypeUse::kKv, "kv_dtype");
+  EXPECT_TRUE(d.ok) << d.error.message;
+  return d.value;
+}
+
+inline bool has_assumption(const ImportedModel& m, const std::string& needle) {
+  for (const std::string& a : m.assumptions) {
+    if (a.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace kvscope::test
