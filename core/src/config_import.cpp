@@ -842,7 +842,8 @@ Result<ImportedModel> import_config(std::string_view json_text) {
       break;
     }
   }
-  if (text != &root && model_type == root.value("model_type", std::string()) &&
+  const bool root_has_type = root.contains("model_type") && root["model_type"].is_string();
+  if (text != &root && root_has_type && model_type == root["model_type"].get<std::string>() &&
       model_type.find("_text") == std::string::npos && !model_type.empty()) {
     model_type += "_text";  // Gemma 3 / Llama 4 text configs default to <type>_text classes
   }

@@ -44,6 +44,16 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
                                  std::to_string(w.shared_prefix_tokens) + " tokens exceeds the context of " +
                                      std::to_string(w.context_tokens)));
   }
+  for (size_t i = 0; i < shape.layers.size(); ++i) {  // shapes can be built by hand, not only imported
+    const LayerSpec& l = shape.layers[i];
+    const std::string at = "layers[" + std::to_string(i) + "]";
+    if (l.keeps_tokens() && (l.kv_heads == 0 || l.k_head_dim == 0)) {
+      return R::failure(make_error(kInvalidValue, at, "an attention layer needs at least one KV head and a head dimension"));
+    }
+    if (l.windowed() && l.window_tokens == 0) {
+      return R::failure(make_error(kInvalidValue, at + ".window_tokens", "must be at least 1 token"));
+    }
+  }
   const uint64_t block = w.block_size_tokens == 0 ? 1 : w.block_size_tokens;
   const uint64_t prefix_blocks = w.shared_prefix_tokens / block;  // only whole blocks are shared
 
@@ -59,7 +69,9 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
     if (!state_layer.ok) return R::failure(state_layer.error);
 
     g.kv_bytes_per_token_per_layer = per_layer.value;
-    g.kv_bytes_per_token = per_layer.value * layers;  // both factors are small: no overflow
+    const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;
+    if (group_per_token.overflowed()) return R::failure(overflow("kv_dtype", "KV bytes per token").error);
+    g.kv_bytes_per_token = group_per_token.value();
     const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
     if (state_bytes.overflowed()) return R::failure(overflow("state_dtype", "recurrent state").error);
     g.state_bytes_per_sequence = state_bytes.value();

@@ -113,6 +113,24 @@ int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
   return 2;
 }
 
+// Core errors name inputs by their API names; on the command line they name the flag, and a
+// config.json field also names the file it came from.
+Error as_cli_error(Error e, const EstimateInput& in) {
+  static const std::pair<const char*, const char*> kFlags[] = {
+      {"model", "--model"},           {"context", "--context"},     {"batch", "--batch"},
+      {"block_size", "--block-size"}, {"kv_dtype", "--kv-dtype"},   {"state_dtype", "--state-dtype"},
+      {"shared_prefix", "--shared-prefix"}, {"prompt_tokens", "--prompt-tokens"},
+      {"output_tokens", "--output-tokens"}};
+  for (const auto& [field, flag] : kFlags) {
+    if (e.field != field) continue;
+    e.message = flag + e.message.substr(e.field.size());
+    e.field = flag;
+    return e;
+  }
+  if (!in.config_name.empty()) e.message += " (in " + quote_user_text(in.config_name) + ")";
+  return e;
+}
+
 int fail_usage(std::ostream& out, std::ostream& err, bool json, const UsageError& u) {
   return fail(out, err, json, make_error(kInvalidValue, u.field, u.message));
 }
@@ -206,6 +224,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
     if (!read_file(path, in.config_json, reason)) {
       return fail_usage(out, err, json, {"--config", reason + ": " + quote_user_text(path)});
     }
+    if (in.config_json.empty()) return fail_usage(out, err, json, {"--config", "file is empty: " + quote_user_text(path)});
     if (in.config_json.size() > kMaxConfigBytes) {
       return fail_usage(out, err, json, {"--config", "file is larger than 16 MiB: " + quote_user_text(path)});
     }
@@ -234,13 +253,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
     return fail_usage(out, err, json, {"--output-tokens", "required with --prompt-tokens"});
   }
   const Result<EstimateReport> report = estimate(in);
-  if (!report.ok) {
-    Error e = report.error;
-    if (has_config && e.field.find('.') == std::string::npos && e.code != kInvalidValue) {
-      e.message += " (in " + quote_user_text(in.config_name) + ")";
-    }
-    return fail(out, err, json, e);
-  }
+  if (!report.ok) return fail(out, err, json, as_cli_error(report.error, in));
   if (json) {
     out << report_to_json(report.value) << "\n";
   } else {

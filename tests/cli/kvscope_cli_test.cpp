@@ -23,6 +23,7 @@ const std::map<std::string, std::string>& files() {
                         "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192,
                         "torch_dtype": "bfloat16"})"},
       {"broken.json", R"({"num_hidden_layers": 32,)"},
+      {"empty.json", ""},
       {"zero_heads.json", R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 0})"},
   };
   return f;
@@ -123,21 +124,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"negative_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "-3"}, "--batch"},
         BadRun{"zero_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "0"}, "--batch"},
         BadRun{"word_context", {"estimate", "--model", "llama-3.1-8b", "--context", "lots"}, "--context"},
-        BadRun{"huge_context", {"estimate", "--model", "llama-3.1-8b", "--context", "1000000000000000"}, "context"},
+        BadRun{"huge_context", {"estimate", "--model", "llama-3.1-8b", "--context", "1000000000000000"}, "--context"},
         BadRun{"overflowing_number", {"estimate", "--model", "llama-3.1-8b", "--context", "99999999999999999999"},
                "--context"},
-        BadRun{"unknown_dtype", {"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "fp7"}, "kv_dtype"},
-        BadRun{"unknown_model", {"estimate", "--model", "llama-9"}, "model"},
+        BadRun{"unknown_dtype", {"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "fp7"}, "--kv-dtype"},
+        BadRun{"unknown_model", {"estimate", "--model", "llama-9"}, "--model"},
         BadRun{"no_model", {"estimate", "--context", "10"}, "--model"},
         BadRun{"both_sources", {"estimate", "--model", "llama-2-7b", "--config", "good.json"}, "--model"},
         BadRun{"missing_file", {"estimate", "--config", "nope.json"}, "--config"},
+        BadRun{"empty_file", {"estimate", "--config", "empty.json"}, "--config"},
         BadRun{"broken_json", {"estimate", "--config", "broken.json"}, "config"},
         BadRun{"zero_heads", {"estimate", "--config", "zero_heads.json"}, "num_attention_heads"},
         BadRun{"unknown_flag", {"estimate", "--model", "llama-2-7b", "--contxt", "5"}, "--contxt"},
         BadRun{"missing_value", {"estimate", "--model"}, "--model"},
         BadRun{"repeated_flag", {"estimate", "--model", "a", "--model", "b"}, "--model"},
         BadRun{"prefix_over_context", {"estimate", "--model", "llama-2-7b", "--context", "10", "--shared-prefix", "11"},
-               "shared_prefix"},
+               "--shared-prefix"},
         BadRun{"output_without_prompt", {"estimate", "--model", "llama-2-7b", "--output-tokens", "5"}, "--prompt-tokens"},
         BadRun{"unknown_command", {"estimat"}, "command"}),
     [](const ::testing::TestParamInfo<BadRun>& info) { return info.param.name; });
@@ -146,8 +148,14 @@ TEST(Cli, JsonErrorsAlsoGoToStdout) {
   const CliRun r = kvscope({"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "nope", "--json"});
   EXPECT_EQ(r.status, 2);
   const nlohmann::json j = json_of(r);
-  EXPECT_EQ(j["error"]["field"], "kv_dtype");
+  EXPECT_EQ(j["error"]["field"], "--kv-dtype");
   EXPECT_EQ(j["error"]["code"], "invalid_value");
+}
+
+TEST(Cli, ConfigErrorsNameTheFile) {
+  const CliRun r = kvscope({"estimate", "--config", "zero_heads.json"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "kvscope: error: num_attention_heads: must be at least 1, got 0 (in \"zero_heads.json\")\n");
 }
 
 TEST(Cli, HelpAndVersion) {
