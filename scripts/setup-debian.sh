@@ -3,7 +3,7 @@
 # when everything is already there.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libbenchmark-dev nlohmann-json3-dev)
+packages=(cmake g++ make libgtest-dev libbenchmark-dev nlohmann-json3-dev emscripten)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -164,7 +164,7 @@ class ConfigReader {
   }
 
   // A list whose length must equal the layer count; nullptr when absent.
-  const json* layer_list(const std::string& key, uint64_t layers) {
+  const json* layer_list(const std::string& key, size_t layers) {
     const json* v = lookup(key);
     if (v == nullptr || failed_) return nullptr;
     if (!v->is_array()) {
@@ -272,7 +272,8 @@ class Importer {
   }
 
   void read_dimensions() {
-    layers_ = r_.require_count({"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers);
+    layers_ = static_cast<size_t>(
+        r_.require_count({"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers));
     shape_.hidden_size = r_.require_count({"hidden_size", "n_embd", "d_model", "model_dim"}, 1, kMaxWidth);
     heads_ = r_.require_count({"num_attention_heads", "n_head", "n_heads", "num_heads"}, 1, kMaxHeads);
     if (r_.failed()) return;
@@ -382,7 +383,7 @@ class Importer {
       const json& v = r_.config()[key];
       if (v.is_array()) {  // per-layer counts (OpenELM)
         const json* list = r_.layer_list(key, layers_);
-        for (uint64_t i = 0; list != nullptr && i < layers_; ++i) {
+        for (size_t i = 0; list != nullptr && i < layers_; ++i) {
           if (auto n = r_.to_count((*list)[i], std::string(key) + "[" + std::to_string(i) + "]", 1, kMaxHeads)) {
             kv_heads_[i] = static_cast<uint32_t>(*n);
           }
@@ -402,7 +403,7 @@ class Importer {
               std::to_string(heads_));
   }
 
-  LayerSpec attention_layer(uint64_t i, AttentionKind kind, uint64_t window) const {
+  LayerSpec attention_layer(size_t i, AttentionKind kind, uint64_t window) const {
     LayerSpec s;
     s.attention = kind;
     s.window_tokens = window;
@@ -501,19 +502,19 @@ class Importer {
     } else if (type() == "jamba") {
       const uint64_t period = r_.require_count({"attn_layer_period"}, 1, kMaxLayers);
       const uint64_t offset = r_.require_count({"attn_layer_offset"}, 0, kMaxLayers);
-      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
         shape_.layers[i] = i % period == offset ? attention_layer(i, AttentionKind::kFull, 0)
                                                 : recurrent_layer(StateKind::kMamba);
       }
     } else if (type() == "qwen3_next") {
       const uint64_t interval = r_.require_count({"full_attention_interval"}, 1, kMaxLayers);
-      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
         shape_.layers[i] = (i + 1) % interval == 0 ? attention_layer(i, AttentionKind::kFull, 0)
                                                    : recurrent_layer(StateKind::kGatedDeltaNet);
       }
     } else if (type() == "falcon_h1") {
       LayerSpec both = recurrent_layer(StateKind::kMamba2);
-      for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
         LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
         s.state = both.state;
         s.state_values = both.state_values;
@@ -529,7 +530,7 @@ class Importer {
 
   void read_layer_types_list() {
     const json* list = r_.layer_list("layer_types", layers_);
-    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
       const json& v = (*list)[i];
       const std::string key = "layer_types[" + std::to_string(i) + "]";
       const std::string t = v.is_string() ? v.get<std::string>() : std::string();
@@ -568,7 +569,7 @@ class Importer {
                   std::to_string(layers_) + " layers");
       return;
     }
-    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
       const char c = (*pattern)[i];
       if (c == 'M') {
         shape_.layers[i] = recurrent_layer(StateKind::kMamba2);
@@ -589,7 +590,7 @@ class Importer {
 
   void read_layers_block_type() {
     const json* list = r_.layer_list("layers_block_type", layers_);
-    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
       const json& v = (*list)[i];
       const std::string t = v.is_string() ? v.get<std::string>() : std::string();
       if (t == "attention") {
@@ -612,7 +613,7 @@ class Importer {
   // MiniMax: 1 = softmax attention, 0 = lightning (linear) attention with a per-head state.
   void read_attn_type_list() {
     const json* list = r_.layer_list("attn_type_list", layers_);
-    for (uint64_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
       auto t = r_.to_count((*list)[i], "attn_type_list[" + std::to_string(i) + "]", 0, 1);
       if (!t) return;
       shape_.layers[i] = *t == 1 ? attention_layer(i, AttentionKind::kFull, 0)
@@ -631,7 +632,7 @@ class Importer {
     if (no_rope == nullptr && !r_.failed()) {
       interval = r_.require_count({"no_rope_layer_interval"}, 1, kMaxLayers);
     }
-    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
       bool rope = false;
       if (no_rope != nullptr) {
         auto v = r_.to_count((*no_rope)[i], "no_rope_layers[" + std::to_string(i) + "]", 0, 1);
@@ -645,7 +646,7 @@ class Importer {
   }
 
   void read_sliding_pattern() {
-    for (uint64_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    for (size_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
     if (r_.present("use_sliding_window") || is_one_of(type(), {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
       if (!r_.flag("use_sliding_window").value_or(false)) {
         if (r_.has("sliding_window")) {
@@ -656,8 +657,8 @@ class Importer {
       }
       // Qwen2: sliding only from layer max_window_layers on (Qwen2Config.layer_types).
       auto w = sliding_window("use_sliding_window");
-      const uint64_t first = r_.require_count({"max_window_layers"}, 0, kMaxLayers);
-      for (uint64_t i = first; w && i < layers_; ++i) {
+      const size_t first = static_cast<size_t>(r_.require_count({"max_window_layers"}, 0, kMaxLayers));
+      for (size_t i = first; w && i < layers_; ++i) {
         shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
       }
       return;
@@ -677,13 +678,13 @@ class Importer {
       rule = "layer_types absent: " + type() + " alternates sliding and full layers, starting with sliding";
     }
     if (pattern == 0) {
-      for (uint64_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      for (size_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
       r_.assume(r_.path("sliding_window") + " " + std::to_string(*w) +
                 " applies to every layer (no layer_types or pattern given), as vLLM does");
       return;
     }
     r_.assume(r_.path(rule));
-    for (uint64_t i = 0; i < layers_; ++i) {
+    for (size_t i = 0; i < layers_; ++i) {
       if ((i + 1) % pattern != 0) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
     }
   }
@@ -692,7 +693,7 @@ class Importer {
   void read_shared_kv_layers() {
     auto shared = r_.count("num_kv_shared_layers", 0, layers_);
     if (!shared) return;
-    for (uint64_t i = layers_ - *shared; i < layers_; ++i) {
+    for (size_t i = layers_ - static_cast<size_t>(*shared); i < layers_; ++i) {
       if (shape_.layers[i].keeps_tokens()) shape_.layers[i].attention = AttentionKind::kShared;
     }
   }
@@ -723,14 +724,14 @@ class Importer {
       moe.shared_experts = 1;
       moe.shared_expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
     }
-    for (uint64_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
       if (shape_.layers[i].mlp == MlpKind::kNone) continue;
       if (type() == "nemotron_h") continue;  // set per layer by hybrid_override_pattern
       shape_.layers[i].mlp = is_moe_layer(i) ? MlpKind::kMoe : MlpKind::kDense;
     }
   }
 
-  bool is_moe_layer(uint64_t i) {
+  bool is_moe_layer(size_t i) {
     if (auto first_dense = r_.count("first_k_dense_replace", 0, kMaxLayers)) {  // DeepSeek
       const uint64_t freq = r_.count("moe_layer_freq", 1, kMaxLayers).value_or(1);
       return i >= *first_dense && i % freq == 0;
@@ -777,7 +778,7 @@ class Importer {
   ConfigReader r_;
   const json& root_;
   ModelShape shape_;
-  uint64_t layers_ = 0;
+  size_t layers_ = 0;  // bounded by kMaxLayers
   uint64_t heads_ = 0;
   bool mla_ = false;
   uint32_t v_head_dim_ = 0;
