@@ -86,7 +86,8 @@ const std::vector<ModelEntry>& model_catalog() {
     for (const json& m : doc["models"]) {
       out.push_back(ModelEntry{text_of(m, "id"), text_of(m, "name"), text_of(m, "family"),
                                text_of(m, "hf_id"), text_of(m, "source"), text_of(m, "note"),
-                               m.contains("config") ? m["config"].dump() : "{}"});
+                               count_of(m, "params_published"), count_of(m, "active_params_published"),
+                               text_of(m, "params_source"), m.contains("config") ? m["config"].dump() : "{}"});
     }
     return out;
   }();

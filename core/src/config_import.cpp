@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "catalog_data.hpp"
+#include "kvscope/checked_math.hpp"
 #include "kvscope/dtype.hpp"
 
 namespace kvscope {
@@ -296,6 +297,11 @@ class Importer {
     } else if (!r_.failed()) {
       r_.assume(r_.path("tie_word_embeddings") + " absent: assuming untied input and output embeddings");
     }
+    // Families whose MLP is up + down without a gate, and those with a learned position table.
+    shape_.gated_mlp = !is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "phi",
+                                           "mpt", "bloom", "gptj", "gpt_neox", "opt", "starcoder2", "nemotron_h",
+                                           "nemotron"});
+    shape_.learned_position_embeddings = is_one_of(type(), {"gpt2", "gpt_bigcode", "opt"});
     read_head_dims();
     read_kv_heads();
   }
@@ -305,9 +311,10 @@ class Importer {
     if (auto v = r_.first_count({"intermediate_size_mlp", "intermediate_size", "ffn_hidden_size",
                                  "n_inner", "ffn_dim"}, 1, kMaxWidth, &used)) {
       shape_.intermediate_size = *v;
-    } else if (!r_.failed() && type() == "gpt2") {
+    } else if (!r_.failed() &&
+               is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "bloom"})) {
       shape_.intermediate_size = 4 * shape_.hidden_size;
-      r_.assume(r_.path("n_inner") + " null: GPT2Config uses 4 x n_embd = " +
+      r_.assume(r_.path("intermediate_size") + " absent: " + type() + " uses 4 x hidden_size = " +
                 std::to_string(shape_.intermediate_size));
     } else if (auto ratio = r_.count("expansion_ratio", 1, 64)) {
       shape_.intermediate_size = *ratio * shape_.hidden_size;
@@ -424,14 +431,33 @@ class Importer {
     LayerSpec s;
     s.attention = AttentionKind::kNone;
     s.state = kind;
-    s.state_values = state_values(kind);
+    const MixerSize m = recurrent_mixer(kind);
+    s.state_values = m.state_values;
+    s.mixer_params = m.params;
     return s;
   }
 
-  // Recurrent state values per sequence (conv + temporal), as vLLM's MambaStateShapeCalculator
-  // computes them (vllm/model_executor/layers/mamba/mamba_utils.py).
-  uint64_t state_values(StateKind kind) {
-    if (r_.failed()) return 0;
+  // A layer with attention and a recurrent mixer side by side (Falcon-H1, Zamba "hybrid").
+  LayerSpec attention_and_recurrent_layer(size_t i, StateKind kind) {
+    LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
+    const LayerSpec m = recurrent_layer(kind);
+    s.state = m.state;
+    s.state_values = m.state_values;
+    s.mixer_params = m.mixer_params;
+    return s;
+  }
+
+  struct MixerSize {
+    uint64_t state_values = 0;  // per sequence: conv + temporal state
+    uint64_t params = 0;        // weights of the mixer's projections, convolution and gates
+  };
+
+  // State shapes follow vLLM's MambaStateShapeCalculator (vllm/model_executor/layers/mamba/
+  // mamba_utils.py); parameter counts follow the transformers modules (MambaMixer, Mamba2Mixer,
+  // Qwen3NextGatedDeltaNet, MiniMaxLightningAttention, Lfm2ShortConv), biases of projections omitted.
+  MixerSize recurrent_mixer(StateKind kind) {
+    if (r_.failed()) return {};
+    const uint64_t hidden = shape_.hidden_size;
     switch (kind) {
       case StateKind::kMamba: {
         const uint64_t d_state = r_.require_count({"mamba_d_state", "state_size"}, 1, kMaxHeadDim);
@@ -440,9 +466,17 @@ class Importer {
         if (is_one_of(type(), {"mamba", "falcon_mamba"})) {
           d_inner = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
         } else {
-          d_inner = r_.require_count({"mamba_expand", "expand"}, 1, 64) * shape_.hidden_size;
+          d_inner = r_.require_count({"mamba_expand", "expand"}, 1, 64) * hidden;
         }
-        return d_inner * (d_conv - 1) + d_inner * d_state;
+        uint64_t dt_rank = ceil_div(hidden, 16);  // "auto"
+        if (r_.has("mamba_dt_rank") && r_.config()["mamba_dt_rank"].is_number()) {
+          dt_rank = r_.require_count({"mamba_dt_rank"}, 1, kMaxWidth);
+        } else if (r_.has("time_step_rank") && r_.config()["time_step_rank"].is_number()) {
+          dt_rank = r_.require_count({"time_step_rank"}, 1, kMaxWidth);
+        }
+        return {d_inner * (d_conv - 1) + d_inner * d_state,
+                hidden * 2 * d_inner + d_inner * (d_conv + 1) + d_inner * (dt_rank + 2 * d_state) +
+                    (dt_rank + 1) * d_inner + d_inner * d_state + d_inner + d_inner * hidden};
       }
       case StateKind::kMamba2: {
         const uint64_t d_state = r_.require_count({"ssm_state_size", "mamba_d_state", "state_size"}, 1, kMaxHeadDim);
@@ -452,7 +486,10 @@ class Importer {
         const uint64_t groups = r_.require_count({"n_groups", "mamba_n_groups"}, 1, kMaxHeads);
         uint64_t d_inner = n_heads * head;
         if (auto ssm = r_.count("mamba_d_ssm", 1, kMaxWidth)) d_inner = *ssm;
-        return (d_inner + 2 * groups * d_state) * (d_conv - 1) + n_heads * head * d_state;
+        const uint64_t conv_dim = d_inner + 2 * groups * d_state;
+        return {conv_dim * (d_conv - 1) + n_heads * head * d_state,
+                hidden * (d_inner + conv_dim + n_heads) + conv_dim * (d_conv + 1) + 3 * n_heads + d_inner +
+                    d_inner * hidden};
       }
       case StateKind::kGatedDeltaNet: {
         const uint64_t k_heads = r_.require_count({"linear_num_key_heads"}, 1, kMaxHeads);
@@ -460,16 +497,24 @@ class Importer {
         const uint64_t k_dim = r_.require_count({"linear_key_head_dim"}, 1, kMaxHeadDim);
         const uint64_t v_dim = r_.require_count({"linear_value_head_dim"}, 1, kMaxHeadDim);
         const uint64_t d_conv = r_.require_count({"linear_conv_kernel_dim"}, 1, 1024);
-        return (2 * k_heads * k_dim + v_heads * v_dim) * (d_conv - 1) + v_heads * k_dim * v_dim;
+        const uint64_t key_dim = k_heads * k_dim, value_dim = v_heads * v_dim;
+        const uint64_t conv_dim = 2 * key_dim + value_dim;
+        return {conv_dim * (d_conv - 1) + v_heads * k_dim * v_dim,
+                hidden * (2 * key_dim + 2 * value_dim) + hidden * 2 * v_heads + conv_dim * d_conv +
+                    2 * v_heads + v_dim + value_dim * hidden};
       }
-      case StateKind::kLinearAttention:
-        return heads_ * shape_.head_dim * shape_.head_dim;
-      case StateKind::kShortConv:
-        return shape_.hidden_size * (r_.require_count({"conv_L_cache"}, 2, 1024) - 1);
+      case StateKind::kLinearAttention: {
+        const uint64_t width = heads_ * shape_.head_dim;
+        return {heads_ * shape_.head_dim * shape_.head_dim, 5 * hidden * width + width};
+      }
+      case StateKind::kShortConv: {
+        const uint64_t kernel = r_.require_count({"conv_L_cache"}, 2, 1024);
+        return {hidden * (kernel - 1), 3 * hidden * hidden + hidden * kernel + hidden * hidden};
+      }
       case StateKind::kNone:
-        return 0;
+        return {};
     }
-    return 0;
+    return {};
   }
 
   StateKind mamba_kind() const {
@@ -513,12 +558,8 @@ class Importer {
                                                    : recurrent_layer(StateKind::kGatedDeltaNet);
       }
     } else if (type() == "falcon_h1") {
-      LayerSpec both = recurrent_layer(StateKind::kMamba2);
       for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
-        LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
-        s.state = both.state;
-        s.state_values = both.state_values;
-        shape_.layers[i] = s;
+        shape_.layers[i] = attention_and_recurrent_layer(i, StateKind::kMamba2);
       }
     } else if (r_.has("attention_chunk_size") || type() == "llama4_text") {
       read_chunked();
@@ -598,11 +639,7 @@ class Importer {
       } else if (t == "mamba") {
         shape_.layers[i] = recurrent_layer(mamba_kind());
       } else if (t == "hybrid") {  // Zamba: a shared attention block beside the Mamba layer
-        LayerSpec s = attention_layer(i, AttentionKind::kFull, 0);
-        const LayerSpec m = recurrent_layer(mamba_kind());
-        s.state = m.state;
-        s.state_values = m.state_values;
-        shape_.layers[i] = s;
+        shape_.layers[i] = attention_and_recurrent_layer(i, mamba_kind());
       } else {
         r_.fail(kUnsupported, "layers_block_type[" + std::to_string(i) + "]",
                 "unknown block type " + describe(v) + " (known: attention, mamba, hybrid)");

@@ -18,6 +18,9 @@ struct ModelEntry {
   std::string hf_id;   // "meta-llama/Llama-3.1-8B"
   std::string source;  // where the config was read
   std::string note;
+  uint64_t params_published = 0;         // maker's published total, 0 when none is published
+  uint64_t active_params_published = 0;  // MoE: published activated parameters
+  std::string params_source;
   std::string config_json;  // the config.json subset, fed to import_config
 };
 

@@ -31,6 +31,7 @@ struct LayerSpec {
   uint64_t window_tokens = 0;   // W for sliding, C for chunked, else 0
   StateKind state = StateKind::kNone;
   uint64_t state_values = 0;    // recurrent state values per sequence (conv + ssm)
+  uint64_t mixer_params = 0;    // weights of the recurrent mixer (attention weights follow from dims)
   MlpKind mlp = MlpKind::kDense;
 
   bool keeps_tokens() const {
@@ -73,6 +74,8 @@ struct ModelShape {
   uint32_t num_attention_heads = 0;  // query heads
   uint32_t head_dim = 0;             // query/key head width of ordinary attention layers
   bool tie_word_embeddings = false;
+  bool gated_mlp = true;                    // SwiGLU-style gate, up and down (else up and down)
+  bool learned_position_embeddings = false; // GPT-2-style position table of max_position_embeddings
   std::string torch_dtype = "bf16";  // compute dtype from config.json (what "auto" KV follows)
   std::string weight_dtype = "bf16"; // storage of the weights (a quantization_config overrides)
   MoeShape moe;
