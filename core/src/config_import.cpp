@@ -3,6 +3,8 @@
 // configuration classes; family defaults live in data/config_defaults.json.
 #include "kvscope/config_import.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -849,6 +851,41 @@ std::optional<std::string> quantized_weight_dtype(const json& root, std::vector<
 }
 
 }  // namespace
+
+Result<std::string> apply_config_overrides(const std::string& config_json,
+                                           const std::vector<std::pair<std::string, std::string>>& overrides) {
+  using R = Result<std::string>;
+  json root = json::parse(config_json, nullptr, false);
+  if (!root.is_object()) return R::failure(make_error(kInvalidJson, "config", "expected a JSON object"));
+  for (const auto& [field, value] : overrides) {
+    const bool well_formed = !field.empty() && field.size() <= 128 && field.front() != '.' && field.back() != '.' &&
+                             std::all_of(field.begin(), field.end(), [](char c) {
+                               return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+                             });
+    if (!well_formed) {
+      return R::failure(make_error(kInvalidValue, "set", "field name " + quote_user_text(field) +
+                                                             " must be letters, digits, _ and dots"));
+    }
+    json* target = &root;
+    for (const char* wrapper : {"text_config", "llm_config", "language_config"}) {
+      if (field.find('.') == std::string::npos && root.contains(wrapper) && root[wrapper].is_object()) {
+        target = &root[wrapper];
+      }
+    }
+    std::string key = field;
+    for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.')) {
+      json& next = (*target)[key.substr(0, dot)];
+      if (!next.is_object()) {
+        return R::failure(make_error(kInvalidValue, "set", quote_user_text(field) + " does not name a field inside an object"));
+      }
+      target = &next;
+      key = key.substr(dot + 1);
+    }
+    json parsed = json::parse(value, nullptr, false);
+    (*target)[key] = parsed.is_discarded() ? json(value) : std::move(parsed);
+  }
+  return R::success(root.dump());
+}
 
 Result<ImportedModel> import_config(std::string_view json_text) {
   ParseErrorSax sax;

@@ -81,7 +81,7 @@ ordered_json group_json(const GroupKv& g, const Dtype& kv) {
 
 }  // namespace
 
-std::string report_to_json(const EstimateReport& r) {
+static ordered_json estimate_json(const EstimateReport& r) {
   const KvWorkload& w = r.workload;
   ordered_json j;
   j["schema"] = kReportSchema;
@@ -110,6 +110,52 @@ std::string report_to_json(const EstimateReport& r) {
   for (const GroupKv& g : r.kv.groups) groups.push_back(group_json(g, r.kv_dtype));
   j["layer_groups"] = std::move(groups);
   j["assumptions"] = r.assumptions;
+  return j;
+}
+
+std::string report_to_json(const EstimateReport& r) { return dump(estimate_json(r)); }
+
+std::string plan_to_json(const PlanReport& p) {
+  ordered_json j = estimate_json(p.estimate);
+  j["input"]["engine"] = p.engine;
+  j["input"]["gpu"] = p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id);
+  j["input"]["max_model_len"] = p.max_model_len;
+  j["input"]["weight_dtype"] = p.weight_dtype.name;
+  j["gpu"] = ordered_json{{"id", p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id)},
+                          {"name", p.gpu_name},
+                          {"memory_bytes", p.kv_memory_given ? ordered_json(nullptr) : ordered_json(p.gpu_memory_bytes)}};
+  j["parameters"] = ordered_json{{"total", p.params.total},
+                                 {"active_per_token", p.params.active_per_token},
+                                 {"embedding", p.params.embedding},
+                                 {"lm_head", p.params.lm_head},
+                                 {"attention", p.params.attention},
+                                 {"recurrent", p.params.recurrent},
+                                 {"mlp", p.params.mlp},
+                                 {"routed_experts", p.params.routed_experts},
+                                 {"shared_experts", p.params.shared_experts},
+                                 {"norms", p.params.norms}};
+  j["weight_dtype"] = dtype_json(p.weight_dtype);
+  j["weights_bytes"] = p.weights_bytes;
+  j["budget"] = ordered_json{{"kv_memory_given", p.kv_memory_given},
+                             {"requested_bytes", p.requested_bytes},
+                             {"weights_bytes", p.weights_bytes},
+                             {"activation_bytes", p.activation_bytes},
+                             {"non_torch_bytes", p.non_torch_bytes},
+                             {"kv_pool_bytes", p.kv_pool_bytes}};
+  j["kv_pool_bytes"] = p.kv_pool_bytes;
+  j["block_size_tokens"] = p.block_size_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.block_size_tokens);
+  j["max_num_batched_tokens"] = p.max_num_batched_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.max_num_batched_tokens);
+  j["num_blocks"] = p.num_blocks;
+  j["kv_pool_tokens"] = p.kv_pool_tokens;
+  j["max_model_len"] = p.max_model_len;
+  j["kv_bytes_needed_for_max_model_len"] = p.kv_bytes_needed;
+  j["max_concurrency"] = p.max_concurrency;
+  j["max_context"] = p.max_context;
+  j["starts"] = p.starts;
+  j["startup_error"] = p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);
+  j["max_model_len_that_fits"] = p.max_model_len_that_fits;
+  j["roofline"] = nullptr;  // decode/prefill estimates: not computed yet (issue 3, item 6)
+  j["notes"] = p.notes;
   return dump(j);
 }
 

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -29,6 +33,13 @@ const char* const kUsage =
     "      KV-cache bytes per token, per sequence and for the batch, per layer group.\n"
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
     "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
+    "  plan (--model ID | --config FILE) (--gpu ID | --gpu-memory SIZE | --kv-memory SIZE)\n"
+    "       [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size N]\n"
+    "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager] [--kv-dtype T]\n"
+    "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes SIZE]\n"
+    "       [--overhead SIZE] [--context N] [--batch N] [--set FIELD=VALUE ...] [--json]\n"
+    "      The engine's KV budget on a card, tokens and sequences it holds, and whether it starts.\n"
+    "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
     "  models [--json]   the model catalogue (ids for --model)\n"
     "  gpus [--json]     the GPU catalogue\n"
     "  dtypes [--json]   KV-cache and weight dtypes with their exact storage cost\n"
@@ -43,16 +54,27 @@ struct UsageError {
 // Parsed `--flag value` / `--flag=value` pairs and bare switches.
 struct Flags {
   std::map<std::string, std::string> values;
+  std::vector<std::string> sets;  // repeated --set FIELD=VALUE
+  std::vector<std::string> switches;
   bool json = false;
   bool help = false;
+
+  bool has(const std::string& flag) const {
+    return values.count(flag) != 0 || std::find(switches.begin(), switches.end(), flag) != switches.end();
+  }
 };
 
 std::optional<UsageError> parse_flags(const std::vector<std::string>& args, size_t first,
-                                      const std::vector<std::string>& value_flags, Flags& flags) {
+                                      const std::vector<std::string>& value_flags, Flags& flags,
+                                      const std::vector<std::string>& switch_flags = {}) {
   for (size_t i = first; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg == "--json") {
       flags.json = true;
+      continue;
+    }
+    if (std::find(switch_flags.begin(), switch_flags.end(), arg) != switch_flags.end()) {
+      flags.switches.push_back(arg);
       continue;
     }
     if (arg == "--help" || arg == "-h") {
@@ -73,6 +95,10 @@ std::optional<UsageError> parse_flags(const std::vector<std::string>& args, size
     if (!has_value) {
       if (i + 1 >= args.size()) return UsageError{arg, "needs a value"};
       value = args[++i];
+    }
+    if (arg == "--set") {
+      flags.sets.push_back(value);
+      continue;
     }
     if (flags.values.count(arg) != 0) return UsageError{arg, "given twice"};
     flags.values[arg] = value;
@@ -107,6 +133,68 @@ std::optional<UsageError> parse_count(const Flags& flags, const std::string& fla
   return std::nullopt;
 }
 
+// --model ID or --config FILE (exactly one) into the input.
+std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file, EstimateInput& in) {
+  const auto model = flags.values.find("--model");
+  const auto config = flags.values.find("--config");
+  if ((model == flags.values.end()) == (config == flags.values.end())) {
+    return UsageError{"--model", "give exactly one of --model ID or --config FILE"};
+  }
+  if (model != flags.values.end()) {
+    in.model_id = model->second;
+    return std::nullopt;
+  }
+  const std::string& path = config->second;
+  std::string reason;
+  if (!read_file(path, in.config_json, reason)) return UsageError{"--config", reason + ": " + quote_user_text(path)};
+  if (in.config_json.empty()) return UsageError{"--config", "file is empty: " + quote_user_text(path)};
+  if (in.config_json.size() > kMaxConfigBytes) {
+    return UsageError{"--config", "file is larger than 16 MiB: " + quote_user_text(path)};
+  }
+  in.config_name = path;
+  return std::nullopt;
+}
+
+// A byte size with an optional unit: 24GB, 80GiB, 13.5GB, 1048576 (GB = 10^9, GiB = 2^30).
+std::optional<UsageError> parse_size(const Flags& flags, const std::string& flag, uint64_t& out) {
+  const auto it = flags.values.find(flag);
+  if (it == flags.values.end()) return std::nullopt;
+  static const std::pair<const char*, double> kUnits[] = {
+      {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
+      {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},           {"tb", 1e12}, {"b", 1.0}};
+  std::string text;
+  for (char c : it->second) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double multiplier = 1;
+  for (const auto& [unit, factor] : kUnits) {
+    const size_t n = std::strlen(unit);
+    if (text.size() > n && text.compare(text.size() - n, n, unit) == 0) {
+      text.resize(text.size() - n);
+      multiplier = factor;
+      break;
+    }
+  }
+  const UsageError bad{flag, "expected a size such as 24GB, 80GiB or 13.5GB, got " + quote_user_text(it->second)};
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return bad;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end) * multiplier;
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return bad;
+  if (value < 1 || value > 9.2e18) return UsageError{flag, "must be between 1 byte and 9.2e18 bytes, got " + quote_user_text(it->second)};
+  out = static_cast<uint64_t>(std::llround(value));
+  return std::nullopt;
+}
+
+std::optional<UsageError> parse_fraction(const Flags& flags, const std::string& flag, double& out) {
+  const auto it = flags.values.find(flag);
+  if (it == flags.values.end()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || end != it->second.c_str() + it->second.size() || !(value > 0 && value <= 1)) {
+    return UsageError{flag, "expected a fraction in (0, 1], got " + quote_user_text(it->second)};
+  }
+  out = value;
+  return std::nullopt;
+}
+
 int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
   err << "kvscope: error: " << e.message << "\n";
   if (json) out << error_to_json(e) << "\n";
@@ -116,11 +204,14 @@ int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
 // Core errors name inputs by their API names; on the command line they name the flag, and a
 // config.json field also names the file it came from.
 Error as_cli_error(Error e, const EstimateInput& in) {
+  if (e.field.rfind("layers[", 0) == 0) return e;
   static const std::pair<const char*, const char*> kFlags[] = {
       {"model", "--model"},           {"context", "--context"},     {"batch", "--batch"},
       {"block_size", "--block-size"}, {"kv_dtype", "--kv-dtype"},   {"state_dtype", "--state-dtype"},
       {"shared_prefix", "--shared-prefix"}, {"prompt_tokens", "--prompt-tokens"},
-      {"output_tokens", "--output-tokens"}};
+      {"output_tokens", "--output-tokens"}, {"engine", "--engine"}, {"gpu", "--gpu"},
+      {"gpu_memory_utilization", "--gpu-memory-utilization"}, {"max_model_len", "--max-model-len"},
+      {"weight_dtype", "--weight-dtype"}, {"set", "--set"}};
   for (const auto& [field, flag] : kFlags) {
     if (e.field != field) continue;
     e.message = flag + e.message.substr(e.field.size());
@@ -211,25 +302,8 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
     return 0;
   }
   EstimateInput in;
-  const bool has_model = flags.values.count("--model") != 0;
-  const bool has_config = flags.values.count("--config") != 0;
-  if (has_model == has_config) {
-    return fail_usage(out, err, json, {"--model", "give exactly one of --model ID or --config FILE"});
-  }
-  if (has_model) {
-    in.model_id = flags.values["--model"];
-  } else {
-    const std::string& path = flags.values["--config"];
-    std::string reason;
-    if (!read_file(path, in.config_json, reason)) {
-      return fail_usage(out, err, json, {"--config", reason + ": " + quote_user_text(path)});
-    }
-    if (in.config_json.empty()) return fail_usage(out, err, json, {"--config", "file is empty: " + quote_user_text(path)});
-    if (in.config_json.size() > kMaxConfigBytes) {
-      return fail_usage(out, err, json, {"--config", "file is larger than 16 MiB: " + quote_user_text(path)});
-    }
-    in.config_name = path;
-  }
+  if (auto u = read_model_source(flags, read_file, in)) return fail_usage(out, err, json, *u);
+  const bool has_config = !in.config_name.empty();
   if (flags.values.count("--kv-dtype")) in.kv_dtype = flags.values["--kv-dtype"];
   if (flags.values.count("--state-dtype")) in.state_dtype = flags.values["--state-dtype"];
   in.batch = 1;
@@ -258,6 +332,110 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
     out << report_to_json(report.value) << "\n";
   } else {
     print_report(report.value, out);
+  }
+  return 0;
+}
+
+void print_plan(const PlanReport& p, std::ostream& out) {
+  const EstimateReport& e = p.estimate;
+  out << "kvscope plan: " << e.model_name << " on " << (p.kv_memory_given ? "a given KV budget" : p.gpu_name)
+      << ", engine " << p.engine << ", KV " << e.kv_dtype.name << ", weights " << p.weight_dtype.name << "\n\n";
+  out << "  weights            " << bytes_line(p.weights_bytes) << " (" << with_commas(p.params.total)
+      << " parameters)\n";
+  if (!p.kv_memory_given) {
+    out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
+    if (p.engine == "vllm") {
+      out << "  requested          " << bytes_line(p.requested_bytes) << " (gpu_memory_utilization)\n";
+      out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
+      out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
+    }
+  }
+  out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
+  out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
+  if (p.num_blocks != 0) out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
+  out << "\n";
+  char concurrency[32];
+  std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
+  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need " << bytes_line(p.kv_bytes_needed)
+      << "\n";
+  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len) << " tokens\n";
+  out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
+  out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
+  if (!p.starts) {
+    out << "  error              " << p.startup_error << "\n";
+    out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
+  }
+  if (!p.notes.empty() || !e.assumptions.empty()) {
+    out << "\nNotes and assumptions:\n";
+    for (const std::string& n : p.notes) out << "  - " << n << "\n";
+    for (const std::string& a : e.assumptions) out << "  - " << a << "\n";
+  }
+}
+
+int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const FileReader& read_file) {
+  Flags flags;
+  const std::vector<std::string> value_flags = {
+      "--model", "--config", "--gpu", "--gpu-memory", "--kv-memory", "--gpus", "--tp", "--pp", "--engine",
+      "--gpu-memory-utilization", "--max-model-len", "--block-size", "--max-num-batched-tokens",
+      "--mem-fraction-static", "--free-gpu-memory-fraction", "--context", "--parallel", "--ubatch", "--kv-dtype",
+      "--weight-dtype", "--weights-bytes", "--activation-bytes", "--non-torch-bytes", "--overhead", "--batch", "--set"};
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (auto u = parse_flags(args, 1, value_flags, flags, {"--disable-hybrid-kv-cache-manager"})) {
+    return fail_usage(out, err, json, *u);
+  }
+  if (flags.help) {
+    out << kUsage;
+    return 0;
+  }
+  PlanInput in;
+  if (auto u = read_model_source(flags, read_file, in.model)) return fail_usage(out, err, json, *u);
+  if (flags.has("--kv-dtype")) in.model.kv_dtype = flags.values["--kv-dtype"];
+  if (flags.has("--weight-dtype")) in.weight_dtype = flags.values["--weight-dtype"];
+  if (flags.has("--engine")) in.engine = flags.values["--engine"];
+  if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
+  in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
+  uint64_t gpus = 1, tp = 1, pp = 1, parallel = 0, ubatch = 0;
+  const std::pair<const char*, uint64_t*> counts[] = {
+      {"--max-model-len", &in.max_model_len}, {"--block-size", &in.block_size_tokens},
+      {"--max-num-batched-tokens", &in.max_num_batched_tokens}, {"--context", &in.model.context_tokens},
+      {"--batch", &in.model.batch}, {"--gpus", &gpus}, {"--tp", &tp}, {"--pp", &pp},
+      {"--parallel", &parallel}, {"--ubatch", &ubatch}};
+  for (const auto& [flag, target] : counts) {
+    if (auto u = parse_count(flags, flag, *target)) return fail_usage(out, err, json, *u);
+    if (flags.has(flag) && *target == 0) return fail_usage(out, err, json, {flag, "must be at least 1"});
+  }
+  const std::pair<const char*, uint64_t*> sizes[] = {
+      {"--gpu-memory", &in.gpu_memory_bytes}, {"--kv-memory", &in.kv_memory_bytes},
+      {"--weights-bytes", &in.weights_bytes}, {"--activation-bytes", &in.activation_bytes},
+      {"--non-torch-bytes", &in.non_torch_bytes}, {"--overhead", &in.overhead_bytes}};
+  for (const auto& [flag, target] : sizes) {
+    if (auto u = parse_size(flags, flag, *target)) return fail_usage(out, err, json, *u);
+  }
+  if (auto u = parse_fraction(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
+    return fail_usage(out, err, json, *u);
+  }
+  // Parts of the plan contract that later work adds; refused rather than ignored.
+  for (const char* flag : {"--gpus", "--tp", "--pp"}) {
+    if (flags.has(flag) && flags.values[flag] != "1") {
+      return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
+    }
+  }
+  for (const char* flag : {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
+    if (flags.has(flag)) return fail_usage(out, err, json, {flag, "belongs to an engine profile not available yet"});
+  }
+  for (const std::string& set : flags.sets) {
+    const size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return fail_usage(out, err, json, {"--set", "expected FIELD=VALUE, got " + quote_user_text(set)});
+    }
+    in.overrides.emplace_back(set.substr(0, eq), set.substr(eq + 1));
+  }
+  const Result<PlanReport> report = plan(in);
+  if (!report.ok) return fail(out, err, json, as_cli_error(report.error, in.model));
+  if (json) {
+    out << plan_to_json(report.value) << "\n";
+  } else {
+    print_plan(report.value, out);
   }
   return 0;
 }
@@ -316,9 +494,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return 0;
   }
   if (args[0] == "estimate") return run_estimate(args, out, err, read_file);
+  if (args[0] == "plan") return run_plan(args, out, err, read_file);
   if (args[0] == "models" || args[0] == "gpus" || args[0] == "dtypes") return run_list(args[0], args, out, err);
   err << "kvscope: error: command: unknown command " << quote_user_text(args[0])
-      << " (expected estimate, models, gpus or dtypes)\n";
+      << " (expected estimate, plan, models, gpus or dtypes)\n";
   return 2;
 }
 

@@ -141,7 +141,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"prefix_over_context", {"estimate", "--model", "llama-2-7b", "--context", "10", "--shared-prefix", "11"},
                "--shared-prefix"},
         BadRun{"output_without_prompt", {"estimate", "--model", "llama-2-7b", "--output-tokens", "5"}, "--prompt-tokens"},
-        BadRun{"unknown_command", {"estimat"}, "command"}),
+        BadRun{"unknown_command", {"estimat"}, "command"},
+        BadRun{"plan_utilization_zero", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "0"},
+               "--gpu-memory-utilization"},
+        BadRun{"plan_utilization_high", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "1.2"},
+               "--gpu-memory-utilization"},
+        BadRun{"plan_bad_size", {"plan", "--model", "llama-2-7b", "--gpu-memory", "24 gigs"}, "--gpu-memory"},
+        BadRun{"plan_no_memory", {"plan", "--model", "llama-2-7b"}, "--gpu"},
+        BadRun{"plan_unknown_gpu", {"plan", "--model", "llama-2-7b", "--gpu", "h1000"}, "--gpu"},
+        BadRun{"plan_tp_not_yet", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "2"}, "--tp"},
+        BadRun{"plan_engine_not_yet", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "sglang"}, "--engine"},
+        BadRun{"plan_bad_set", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"}, "--set"}),
     [](const ::testing::TestParamInfo<BadRun>& info) { return info.param.name; });
 
 TEST(Cli, JsonErrorsAlsoGoToStdout) {
@@ -156,6 +166,30 @@ TEST(Cli, ConfigErrorsNameTheFile) {
   const CliRun r = kvscope({"estimate", "--config", "zero_heads.json"});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "kvscope: error: num_attention_heads: must be at least 1, got 0 (in \"zero_heads.json\")\n");
+}
+
+TEST(Cli, PlanJsonHasTheContractKeys) {
+  const CliRun r = kvscope({"plan", "--model", "llama-3.1-8b", "--gpu-memory", "24GB", "--max-model-len", "128k",
+                            "--engine", "vllm", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  for (const char* key : {"weights_bytes", "kv_pool_bytes", "kv_pool_tokens", "kv_bytes_total", "max_concurrency",
+                          "max_context", "starts", "startup_error", "max_model_len_that_fits", "roofline"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["starts"], false);
+  EXPECT_EQ(j["gpu"]["memory_bytes"], 24000000000u);
+}
+
+TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
+  const CliRun r = kvscope({"plan", "--model", "llama-2-7b", "--engine", "plain", "--gpu-memory", "80GB",
+                            "--weights-bytes", "13.5GB", "--max-model-len", "4096", "--set",
+                            "num_key_value_heads=8", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_of(r)["max_concurrency"], 123.0);
+  const CliRun gib = kvscope({"plan", "--model", "llama-2-7b", "--kv-memory", "1GiB", "--json"});
+  ASSERT_EQ(gib.status, 0) << gib.err;
+  EXPECT_EQ(json_of(gib)["kv_pool_bytes"], 1073741824u);
 }
 
 TEST(Cli, HelpAndVersion) {

@@ -11,6 +11,11 @@ class CheckedU64 {
   constexpr CheckedU64() = default;
   constexpr CheckedU64(uint64_t v) : value_(v) {}  // NOLINT: implicit by design
 
+  static constexpr CheckedU64 overflow() {
+    CheckedU64 r;
+    r.overflowed_ = true;
+    return r;
+  }
   constexpr uint64_t value() const { return value_; }
   constexpr bool overflowed() const { return overflowed_; }
 

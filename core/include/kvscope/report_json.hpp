@@ -6,6 +6,7 @@
 #include "kvscope/catalog.hpp"
 #include "kvscope/error.hpp"
 #include "kvscope/estimate.hpp"
+#include "kvscope/plan.hpp"
 
 namespace kvscope {
 
@@ -13,6 +14,7 @@ inline constexpr const char* kReportSchema = "kvscope.report/1";
 inline constexpr const char* kVersion = "0.1.0";
 
 std::string report_to_json(const EstimateReport& report);
+std::string plan_to_json(const PlanReport& report);  // the estimate keys plus budget and capacity
 // {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();

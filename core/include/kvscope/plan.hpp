@@ -1,0 +1,68 @@
+// `kvscope plan`: what an engine does with a card. The memory budget it gives the KV pool, the
+// tokens and sequences the pool holds, and whether the engine starts at all (engine-formulas.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/config_import.hpp"
+#include "kvscope/estimate.hpp"
+#include "kvscope/weights.hpp"
+
+namespace kvscope {
+
+struct PlanInput {
+  EstimateInput model;                  // model, KV dtype; context/batch size the workload line
+  std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
+  std::string weight_dtype = "auto";    // "auto" = the checkpoint's format
+  uint64_t weights_bytes = 0;           // fixes the weights (0 = from the parameter count)
+  std::string gpu_id;                   // catalogue GPU, or:
+  uint64_t gpu_memory_bytes = 0;        // a card of this total memory
+  uint64_t kv_memory_bytes = 0;         // the engine's KV budget itself (vLLM --kv-cache-memory)
+  std::string engine = "vllm";          // plain | vllm
+  double gpu_memory_utilization = 0.9;  // vLLM
+  uint64_t max_model_len = 0;           // 0 = the model's max_position_embeddings
+  uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
+  uint64_t max_num_batched_tokens = 0;  // 0 = vLLM's `vllm serve` default for the card
+  bool disable_hybrid_kv_cache_manager = false;
+  uint64_t activation_bytes = 0;        // vLLM profiled activation peak; 0 = estimated
+  uint64_t non_torch_bytes = 0;         // vLLM non-torch memory; 0 = estimated
+  uint64_t overhead_bytes = 0;          // plain: runtime overhead to deduct
+};
+
+struct PlanReport {
+  EstimateReport estimate;  // the model, its KV per token and the workload line
+  std::string engine;
+  std::string gpu_id;
+  std::string gpu_name;
+  uint64_t gpu_memory_bytes = 0;
+  ParameterCount params;
+  Dtype weight_dtype;
+  uint64_t weights_bytes = 0;
+  // Budget (vLLM: requested = memory x utilization; pool = requested - weights - activation - non-torch).
+  uint64_t requested_bytes = 0;
+  uint64_t activation_bytes = 0;
+  uint64_t non_torch_bytes = 0;
+  uint64_t kv_pool_bytes = 0;
+  bool kv_memory_given = false;
+  // Capacity.
+  uint64_t block_size_tokens = 0;
+  uint64_t max_num_batched_tokens = 0;
+  uint64_t num_blocks = 0;
+  uint64_t kv_pool_tokens = 0;          // the engine's own figure ("GPU KV cache size")
+  uint64_t max_model_len = 0;
+  uint64_t kv_bytes_needed = 0;         // one max_model_len request, as the engine counts it
+  double max_concurrency = 0;           // requests of max_model_len tokens, as the engine computes it
+  uint64_t max_context = 0;             // longest single sequence the pool holds
+  bool starts = false;
+  std::string startup_error;
+  uint64_t max_model_len_that_fits = 0;
+  std::vector<std::string> notes;       // how each figure was obtained
+};
+
+Result<PlanReport> plan(const PlanInput& input);
+
+}  // namespace kvscope

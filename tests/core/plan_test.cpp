@@ -1,0 +1,201 @@
+// Engine budgets and capacity: the seed articles' concurrency and start-up numbers from shapes,
+// and vLLM's printed figures from public logs (engine-formulas.md §1.4-1.7) reproduced.
+#include <gtest/gtest.h>
+
+#include "kvscope/plan.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+PlanReport plan_ok(const PlanInput& in) {
+  const Result<PlanReport> r = plan(in);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  return r.value;
+}
+
+PlanInput catalogue(const std::string& id) {
+  PlanInput in;
+  in.model.model_id = id;
+  return in;
+}
+
+PlanInput fixture(const std::string& name) {
+  PlanInput in;
+  in.model.config_json = test::read_fixture(name);
+  in.model.config_name = name;
+  return in;
+}
+
+// Article 1: an 80 GB card, 13.5 GB of weights, 4,096-token sequences, no overhead.
+TEST(Plan, PlainConcurrencyOnAn80GBCard) {
+  struct Row {
+    const char* kv_heads;
+    const char* kv_dtype;
+    double sequences;
+  };
+  for (const Row& row : {Row{"32", "fp16", 30}, Row{"8", "fp16", 123}, Row{"8", "int8", 247}}) {
+    PlanInput in = catalogue("llama-2-7b");
+    in.engine = "plain";
+    in.gpu_memory_bytes = 80'000'000'000;
+    in.weights_bytes = 13'500'000'000;
+    in.max_model_len = 4096;
+    in.model.kv_dtype = row.kv_dtype;
+    in.overrides = {{"num_key_value_heads", row.kv_heads}};
+    const PlanReport p = plan_ok(in);
+    EXPECT_EQ(p.kv_pool_bytes, 66'500'000'000u);
+    EXPECT_EQ(p.max_concurrency, row.sequences) << row.kv_heads << " " << row.kv_dtype;
+    EXPECT_TRUE(p.starts);
+  }
+}
+
+// Article 2: Llama-3.1-8B in bf16 on a 24 GB card, max_model_len 131072, utilization 0.90.
+TEST(Plan, VllmRefusesLlama31At128kOnA24GBCard) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.max_model_len = 131072;
+  const PlanReport p = plan_ok(in);
+  EXPECT_NEAR(static_cast<double>(p.weights_bytes) / 1e9, 16.06, 0.01);  // "about 16 GB"
+  EXPECT_EQ(p.kv_bytes_needed, 16 * kGiB);
+  EXPECT_FALSE(p.starts);
+  EXPECT_NE(p.startup_error.find("max seq len (131072), (16.0 GiB KV cache is needed"), std::string::npos)
+      << p.startup_error;
+  EXPECT_GT(p.max_model_len_that_fits, 0u);
+  EXPECT_LT(p.max_model_len_that_fits, 131072u);
+  EXPECT_EQ(p.max_model_len_that_fits % 16, 0u);  // estimates are whole blocks
+  in.max_model_len = p.max_model_len_that_fits;   // and that length does start
+  EXPECT_TRUE(plan_ok(in).starts);
+}
+
+TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.max_model_len = 8192;
+  const PlanReport at_90 = plan_ok(in);
+  in.gpu_memory_utilization = 0.95;
+  const PlanReport at_95 = plan_ok(in);
+  EXPECT_EQ(at_95.kv_pool_bytes - at_90.kv_pool_bytes, 1'200'000'000u);
+  const int64_t tokens = static_cast<int64_t>(at_95.kv_pool_tokens) - static_cast<int64_t>(at_90.kv_pool_tokens);
+  EXPECT_NEAR(static_cast<double>(tokens), 9155, 16);  // 1.2e9 / 131,072, in whole blocks of 16
+}
+
+TEST(Plan, Fp8KvAndFourBitWeightsAreTheArticlesRemedies) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.max_model_len = 131072;
+  const PlanReport base = plan_ok(in);
+  in.model.kv_dtype = "fp8";
+  const PlanReport fp8 = plan_ok(in);
+  EXPECT_NEAR(static_cast<double>(fp8.kv_pool_tokens) / static_cast<double>(base.kv_pool_tokens), 2.0, 0.002);
+  in.model.kv_dtype = "auto";
+  in.weight_dtype = "awq-int4";
+  const PlanReport awq = plan_ok(in);
+  EXPECT_GT(awq.kv_pool_bytes - base.kv_pool_bytes, 10'000'000'000u);  // every GB saved goes to the pool
+  EXPECT_LT(awq.max_model_len_that_fits, 131072u);
+  in.model.kv_dtype = "fp8";
+  EXPECT_TRUE(plan_ok(in).starts);  // both remedies together start at 128K
+}
+
+// vLLM logs round the available memory to 0.01 GiB; any budget that prints as `printed_gib` must
+// give an estimate within the estimates of the two ends of that rounding interval.
+void expect_estimate_for_logged_budget(PlanInput in, double printed_gib, uint64_t logged_estimate,
+                                       const std::string& logged_needed) {
+  in.kv_memory_bytes = static_cast<uint64_t>((printed_gib - 0.005) * kGiB) + 1;
+  const PlanReport low = plan_ok(in);
+  in.kv_memory_bytes = static_cast<uint64_t>((printed_gib + 0.005) * kGiB) - 1;
+  const PlanReport high = plan_ok(in);
+  EXPECT_LE(low.max_model_len_that_fits, logged_estimate) << printed_gib;
+  EXPECT_GE(high.max_model_len_that_fits, logged_estimate) << printed_gib;
+  for (const PlanReport& p : {low, high}) {
+    EXPECT_FALSE(p.starts);
+    EXPECT_NE(p.startup_error.find("(" + logged_needed + " GiB KV cache is needed"), std::string::npos) << p.startup_error;
+  }
+}
+
+// vLLM issue #25350: 48 layers x 4 KV heads x 128, fp8: "10.12 GiB KV cache is needed" for
+// 221000 and "the estimated maximum model length is 122080" with 5.59 GiB available.
+TEST(Plan, VllmIssue25350StartupError) {
+  PlanInput in = fixture("vllm_issue_25350_shape.json");
+  in.model.kv_dtype = "fp8";
+  in.max_model_len = 221000;
+  expect_estimate_for_logged_budget(in, 5.59, 122080, "10.12");
+  in.kv_memory_bytes = uint64_t{7630} * 48 * 16384 + 8192;  // 7,630 blocks: prints as 5.59 GiB
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.max_model_len_that_fits, 122080u);
+  EXPECT_NE(p.startup_error.find("available KV cache memory (5.59 GiB). Based on the available memory, the "
+                                 "estimated maximum model length is 122080."),
+            std::string::npos)
+      << p.startup_error;
+}
+
+// vllm-project/recipes PR #12: Qwen3-Coder-480B (62 layers, 8 KV heads of 128), 262144 tokens:
+// "62.0 GiB KV cache is needed"; 48.66 GiB available -> 205728; 55.65 GiB -> 235296.
+TEST(Plan, VllmRecipesQwen3Coder480B) {
+  PlanInput in = fixture("qwen3_coder_480b.json");
+  in.max_model_len = 262144;
+  expect_estimate_for_logged_budget(in, 48.66, 205728, "62.0");
+  expect_estimate_for_logged_budget(in, 55.65, 235296, "62.0");
+}
+
+// engine-formulas.md §1.6: Gemma 3 27B with 40 GiB of KV memory: the hybrid manager reports
+// 74,896 tokens (7 groups of 10 layers), the unified layout 84,560.
+TEST(Plan, VllmHybridGroupsGemma3) {
+  PlanInput in = catalogue("gemma-3-27b");
+  in.kv_memory_bytes = 40 * kGiB;
+  in.max_model_len = 131072;
+  const PlanReport hybrid = plan_ok(in);
+  EXPECT_EQ(hybrid.kv_pool_tokens, 74896u);
+  in.disable_hybrid_kv_cache_manager = true;
+  const PlanReport unified = plan_ok(in);
+  EXPECT_EQ(unified.kv_pool_tokens, 84560u);
+  // Sliding groups need only their window per request, so concurrency exceeds tokens / max_model_len.
+  EXPECT_GT(hybrid.max_concurrency, static_cast<double>(hybrid.kv_pool_tokens) / 131072);
+}
+
+// llm-d config_explorer: H100 (79.18 GiB), utilization 0.9, Llama-3.1-8B: "Available KV cache
+// memory: 51.38 GiB" after 14.99 GiB weights, 4.76 GiB activation peak, 0.13 GiB non-torch.
+TEST(Plan, VllmBudgetMatchesALoggedH100Run) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_memory_bytes = static_cast<uint64_t>(79.18 * kGiB);
+  in.max_num_batched_tokens = 8192;
+  const PlanReport p = plan_ok(in);
+  EXPECT_NEAR(static_cast<double>(p.activation_bytes) / kGiB, 4.76, 0.05);
+  EXPECT_NEAR(static_cast<double>(p.kv_pool_bytes) / kGiB, 51.38, 0.26);  // within 0.5%
+}
+
+TEST(Plan, BadInput) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.gpu_memory_utilization = 0;
+  EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
+  in.gpu_memory_utilization = 1.5;
+  EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
+  in.gpu_memory_utilization = 0.9;
+  in.engine = "tgi";
+  EXPECT_EQ(plan(in).error.field, "engine");
+  in.engine = "vllm";
+  in.gpu_id = "h100-sxm-80gb";
+  EXPECT_EQ(plan(in).error.field, "gpu");  // two memory sources
+  in.gpu_id.clear();
+  in.overrides = {{"bad field!", "1"}};
+  EXPECT_EQ(plan(in).error.field, "set");
+  in.overrides = {{"num_key_value_heads", "0"}};
+  EXPECT_EQ(plan(in).error.field, "num_key_value_heads");
+  in.overrides.clear();
+  in.max_model_len = uint64_t{1} << 62;
+  EXPECT_EQ(plan(in).error.code, kOutOfRange);
+}
+
+TEST(Plan, WeightsThatDoNotFitLeaveNoPool) {
+  PlanInput in = catalogue("llama-3.1-70b");
+  in.gpu_id = "rtx-4090";
+  const PlanReport p = plan_ok(in);
+  EXPECT_FALSE(p.starts);
+  EXPECT_EQ(p.kv_pool_bytes, 0u);
+  EXPECT_NE(p.startup_error.find("No available memory for the cache blocks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvscope
