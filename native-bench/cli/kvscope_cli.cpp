@@ -133,6 +133,20 @@ std::optional<UsageError> parse_count(const Flags& flags, const std::string& fla
   return std::nullopt;
 }
 
+struct CountFlag {
+  const char* flag;
+  uint64_t* target;
+  bool positive;  // 0 means "default" inside the core; on the command line it is a mistake
+};
+
+std::optional<UsageError> parse_counts(const Flags& flags, std::initializer_list<CountFlag> table) {
+  for (const CountFlag& c : table) {
+    if (auto u = parse_count(flags, c.flag, *c.target)) return u;
+    if (c.positive && flags.has(c.flag) && *c.target == 0) return UsageError{c.flag, "must be at least 1"};
+  }
+  return std::nullopt;
+}
+
 // --model ID or --config FILE (exactly one) into the input.
 std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file, EstimateInput& in) {
   const auto model = flags.values.find("--model");
@@ -307,18 +321,13 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (flags.values.count("--kv-dtype")) in.kv_dtype = flags.values["--kv-dtype"];
   if (flags.values.count("--state-dtype")) in.state_dtype = flags.values["--state-dtype"];
   in.batch = 1;
-  const std::pair<const char*, uint64_t*> counts[] = {
-      {"--context", &in.context_tokens},        {"--batch", &in.batch},
-      {"--block-size", &in.block_size_tokens},  {"--shared-prefix", &in.shared_prefix_tokens},
-      {"--prompt-tokens", &in.prompt_tokens},   {"--output-tokens", &in.output_tokens}};
-  for (const auto& [flag, target] : counts) {
-    if (auto u = parse_count(flags, flag, *target)) return fail_usage(out, err, json, *u);
-  }
-  // 0 means "default" inside the core; on the command line it is a mistake.
-  for (const char* flag : {"--context", "--batch", "--block-size"}) {
-    if (flags.values.count(flag) != 0 && flags.values[flag].find_first_not_of('0') == std::string::npos) {
-      return fail_usage(out, err, json, {flag, "must be at least 1"});
-    }
+  if (auto u = parse_counts(flags, {{"--context", &in.context_tokens, true},
+                                    {"--batch", &in.batch, true},
+                                    {"--block-size", &in.block_size_tokens, true},
+                                    {"--shared-prefix", &in.shared_prefix_tokens, false},
+                                    {"--prompt-tokens", &in.prompt_tokens, false},
+                                    {"--output-tokens", &in.output_tokens, false}})) {
+    return fail_usage(out, err, json, *u);
   }
   if (flags.values.count("--output-tokens") != 0 && flags.values.count("--prompt-tokens") == 0) {
     return fail_usage(out, err, json, {"--prompt-tokens", "required with --output-tokens"});
@@ -395,14 +404,17 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
   in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
   uint64_t gpus = 1, tp = 1, pp = 1, parallel = 0, ubatch = 0;
-  const std::pair<const char*, uint64_t*> counts[] = {
-      {"--max-model-len", &in.max_model_len}, {"--block-size", &in.block_size_tokens},
-      {"--max-num-batched-tokens", &in.max_num_batched_tokens}, {"--context", &in.model.context_tokens},
-      {"--batch", &in.model.batch}, {"--gpus", &gpus}, {"--tp", &tp}, {"--pp", &pp},
-      {"--parallel", &parallel}, {"--ubatch", &ubatch}};
-  for (const auto& [flag, target] : counts) {
-    if (auto u = parse_count(flags, flag, *target)) return fail_usage(out, err, json, *u);
-    if (flags.has(flag) && *target == 0) return fail_usage(out, err, json, {flag, "must be at least 1"});
+  if (auto u = parse_counts(flags, {{"--max-model-len", &in.max_model_len, true},
+                                    {"--block-size", &in.block_size_tokens, true},
+                                    {"--max-num-batched-tokens", &in.max_num_batched_tokens, true},
+                                    {"--context", &in.model.context_tokens, true},
+                                    {"--batch", &in.model.batch, true},
+                                    {"--gpus", &gpus, true},
+                                    {"--tp", &tp, true},
+                                    {"--pp", &pp, true},
+                                    {"--parallel", &parallel, true},
+                                    {"--ubatch", &ubatch, true}})) {
+    return fail_usage(out, err, json, *u);
   }
   const std::pair<const char*, uint64_t*> sizes[] = {
       {"--gpu-memory", &in.gpu_memory_bytes}, {"--kv-memory", &in.kv_memory_bytes},
