@@ -71,6 +71,11 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
     r.notes.push_back(mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
                           : "block size 16: vLLM's default (vllm/config/cache.py)");
   }
+  // The workload line (kv_bytes_total) is paged the way this engine pages it.
+  r.estimate.workload.block_size_tokens = r.block_size_tokens;
+  const Result<KvEstimate> paged = estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+  if (!paged.ok) return R::failure(paged.error);
+  r.estimate.kv = paged.value;
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
   r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens : large_card ? 8192 : 2048;
   if (in.max_num_batched_tokens == 0) {

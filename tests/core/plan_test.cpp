@@ -67,6 +67,8 @@ TEST(Plan, VllmRefusesLlama31At128kOnA24GBCard) {
   EXPECT_EQ(p.max_model_len_that_fits % 16, 0u);  // estimates are whole blocks
   in.max_model_len = p.max_model_len_that_fits;   // and that length does start
   EXPECT_TRUE(plan_ok(in).starts);
+  in.model.context_tokens = 1000;  // the workload line is paged in vLLM's 16-token blocks
+  EXPECT_EQ(plan_ok(in).estimate.kv.kv_bytes_total, 1008u * 131072);
 }
 
 TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
