@@ -11,18 +11,21 @@
 namespace kvscope {
 namespace {
 
-// "auto" follows the checkpoint's dtype; vLLM runs float32 checkpoints in float16
-// (vllm/config/model.py _get_and_verify_dtype), so an fp32 model's "auto" cache is fp16.
+// "auto" follows the dtype the engine computes in.
 Result<Dtype> resolve_dtype(const std::string& requested, const ModelShape& shape, const char* field,
                             std::vector<std::string>& assumptions) {
   if (requested != "auto" && !requested.empty()) return parse_dtype(requested, DtypeUse::kKv, field);
-  const std::string resolved = shape.torch_dtype == "fp32" ? "fp16" : shape.torch_dtype;
+  const std::string resolved = serving_dtype(shape);
   assumptions.push_back(std::string(field) + " auto: " + resolved + " (the model's dtype" +
                         (shape.torch_dtype == "fp32" ? ", float32 served as float16 as vLLM does)" : ")"));
   return parse_dtype(resolved, DtypeUse::kKv, field);
 }
 
 }  // namespace
+
+std::string serving_dtype(const ModelShape& shape) {
+  return shape.torch_dtype == "fp32" ? "fp16" : shape.torch_dtype;
+}
 
 Result<EstimateReport> estimate(const EstimateInput& in) {
   using R = Result<EstimateReport>;

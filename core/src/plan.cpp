@@ -282,15 +282,20 @@ Result<PlanReport> plan(const PlanInput& in) {
   const Result<ParameterCount> params = count_parameters(r.estimate.shape);
   if (!params.ok) return R::failure(params.error);
   r.params = params.value;
-  const std::string checkpoint = r.estimate.shape.torch_dtype == "fp32" ? "fp16" : r.estimate.shape.torch_dtype;
-  const Result<Dtype> weights = parse_dtype(in.weight_dtype == "auto" ? r.estimate.shape.weight_dtype : in.weight_dtype,
-                                            DtypeUse::kWeight, "weight_dtype");
+  // "auto": the checkpoint's own format; an unquantized checkpoint loads in the serving dtype.
+  const ModelShape& shape = r.estimate.shape;
+  const std::string serving = serving_dtype(shape);
+  const std::string weights_name = in.weight_dtype != "auto"                 ? in.weight_dtype
+                                   : shape.weight_dtype == shape.torch_dtype ? serving
+                                                                             : shape.weight_dtype;
+  const Result<Dtype> weights = parse_dtype(weights_name, DtypeUse::kWeight, "weight_dtype");
   if (!weights.ok) return R::failure(weights.error);
   r.weight_dtype = weights.value;
   if (in.weights_bytes != 0) {
     r.weights_bytes = in.weights_bytes;
   } else {
-    const Result<WeightBytes> w = weight_bytes(r.params, r.weight_dtype, parse_dtype(checkpoint, DtypeUse::kWeight, "weight_dtype").value);
+    const Result<WeightBytes> w =
+        weight_bytes(r.params, r.weight_dtype, parse_dtype(serving, DtypeUse::kWeight, "weight_dtype").value);
     if (!w.ok) return R::failure(w.error);
     r.weights_bytes = w.value.total;
   }

@@ -197,13 +197,14 @@ std::optional<UsageError> parse_size(const Flags& flags, const std::string& flag
   return std::nullopt;
 }
 
-std::optional<UsageError> parse_fraction(const Flags& flags, const std::string& flag, double& out) {
+// A plain decimal number; the core checks its range (e.g. gpu_memory_utilization in (0, 1]).
+std::optional<UsageError> parse_number(const Flags& flags, const std::string& flag, double& out) {
   const auto it = flags.values.find(flag);
   if (it == flags.values.end()) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || end != it->second.c_str() + it->second.size() || !(value > 0 && value <= 1)) {
-    return UsageError{flag, "expected a fraction in (0, 1], got " + quote_user_text(it->second)};
+  if (it->second.empty() || end != it->second.c_str() + it->second.size() || !std::isfinite(value)) {
+    return UsageError{flag, "expected a number such as 0.9, got " + quote_user_text(it->second)};
   }
   out = value;
   return std::nullopt;
@@ -317,7 +318,6 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   EstimateInput in;
   if (auto u = read_model_source(flags, read_file, in)) return fail_usage(out, err, json, *u);
-  const bool has_config = !in.config_name.empty();
   if (flags.values.count("--kv-dtype")) in.kv_dtype = flags.values["--kv-dtype"];
   if (flags.values.count("--state-dtype")) in.state_dtype = flags.values["--state-dtype"];
   in.batch = 1;
@@ -423,14 +423,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   for (const auto& [flag, target] : sizes) {
     if (auto u = parse_size(flags, flag, *target)) return fail_usage(out, err, json, *u);
   }
-  if (auto u = parse_fraction(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
+  if (auto u = parse_number(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
     return fail_usage(out, err, json, *u);
   }
   // Parts of the plan contract that later work adds; refused rather than ignored.
-  for (const char* flag : {"--gpus", "--tp", "--pp"}) {
-    if (flags.has(flag) && flags.values[flag] != "1") {
-      return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
-    }
+  for (const auto& [flag, count] : {std::pair<const char*, uint64_t>{"--gpus", gpus}, {"--tp", tp}, {"--pp", pp}}) {
+    if (count != 1) return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
   }
   for (const char* flag : {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
     if (flags.has(flag)) return fail_usage(out, err, json, {flag, "belongs to an engine profile not available yet"});

@@ -167,6 +167,15 @@ TEST(Plan, VllmBudgetMatchesALoggedH100Run) {
   EXPECT_NEAR(static_cast<double>(p.kv_pool_bytes) / kGiB, 51.38, 0.26);  // within 0.5%
 }
 
+TEST(Plan, Float32CheckpointsLoadInFloat16) {
+  PlanInput in = fixture("openelm_per_layer_kv_heads.json");  // torch_dtype float32
+  in.gpu_id = "l4";
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.weight_dtype.name, "fp16");
+  EXPECT_EQ(p.weights_bytes, 2 * p.params.total);
+  EXPECT_EQ(p.estimate.kv_dtype.name, "fp16");
+}
+
 TEST(Plan, BadInput) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;

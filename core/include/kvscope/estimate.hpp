@@ -45,6 +45,10 @@ struct EstimateReport {
 
 Result<EstimateReport> estimate(const EstimateInput& input);
 
+// The dtype an engine computes in for this checkpoint: its torch_dtype, except that float32
+// checkpoints are served in float16 (vLLM's "auto", vllm/config/model.py _get_and_verify_dtype).
+std::string serving_dtype(const ModelShape& shape);
+
 // "2 × 32 × 8 × 128 × 2 = 131,072 bytes": one group's bytes per token with its numbers.
 std::string kv_bytes_per_token_formula(const GroupKv& group, const Dtype& kv);
 
