@@ -130,12 +130,23 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
     }
   }
   if (types.empty()) return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
+  // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
+  // group whose page is the sum of every layer's page (kv_cache_utils.py).
+  const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
+    return t.kind == types[0].kind && t.window == types[0].window;
+  });
+  if (one_type && types.size() > 1) {
+    VllmType merged = types[0];
+    merged.page_bytes = 0;
+    for (const VllmType& t : types) merged.page_bytes += t.page_bytes * t.layers;
+    merged.layers = 1;
+    types = {merged};
+  }
   const uint64_t page = types[0].page_bytes;
   for (const VllmType& t : types) {
     if (t.page_bytes != page) {
       return R::failure(make_error(kUnsupported, "engine",
-                                   "vllm: layers with different page sizes (UniformTypeKVCacheSpecs, page unification) "
-                                   "are not modelled yet"));
+                                   "vllm: hybrid layers with different page sizes (page unification) are not modelled yet"));
     }
   }
   // Group size: the smallest layer count of a type, or the largest when counts are close

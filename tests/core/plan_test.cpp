@@ -174,6 +174,10 @@ TEST(Plan, Float32CheckpointsLoadInFloat16) {
   EXPECT_EQ(p.weight_dtype.name, "fp16");
   EXPECT_EQ(p.weights_bytes, 2 * p.params.total);
   EXPECT_EQ(p.estimate.kv_dtype.name, "fp16");
+  // Per-layer KV heads 3, 4, 5 of 64: one uniform-type group whose 16-token page sums the layers.
+  const uint64_t summed_page = 16u * 2 * (3 + 4 + 5) * 64 * 2;
+  EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / summed_page);
+  EXPECT_EQ(p.kv_pool_tokens, p.num_blocks * 16);
 }
 
 TEST(Plan, BadInput) {
