@@ -21,42 +21,43 @@ struct DtypeRow {
   bool for_kv;
   bool for_weights;
   bool exact;
+  bool whole_file;  // GGUF types quantize the embeddings too; other weight formats leave them 16-bit
   const char* description;
 };
 
 // Mixture rows (exact=false) quote llama.cpp's tools/quantize/README.md "Llama 2 7B" table of
 // bits per weight, as bits per 100 weights.
 constexpr DtypeRow kDtypes[] = {
-    {"fp32", "f32 float32 float", 1, 32, 0, true, true, true, "4 bytes per value"},
-    {"fp16", "f16 float16 half", 1, 16, 0, true, true, true, "2 bytes per value"},
-    {"bf16", "bfloat16", 1, 16, 0, true, true, true, "2 bytes per value"},
-    {"fp8", "fp8_e4m3 float8_e4m3fn e4m3", 1, 8, 0, true, true, true,
+    {"fp32", "f32 float32 float", 1, 32, 0, true, true, true, false, "4 bytes per value"},
+    {"fp16", "f16 float16 half", 1, 16, 0, true, true, true, false, "2 bytes per value"},
+    {"bf16", "bfloat16", 1, 16, 0, true, true, true, false, "2 bytes per value"},
+    {"fp8", "fp8_e4m3 float8_e4m3fn e4m3", 1, 8, 0, true, true, true, false,
      "1 byte per value (e4m3), per-tensor scale"},
-    {"fp8_e5m2", "float8_e5m2 e5m2", 1, 8, 0, true, true, true,
+    {"fp8_e5m2", "float8_e5m2 e5m2", 1, 8, 0, true, true, true, false,
      "1 byte per value (e5m2), per-tensor scale"},
-    {"int8", "i8", 1, 8, 0, true, true, true, "1 byte per value, per-tensor scale"},
-    {"int8_per_token_head", "", 1, 8, 32, true, false, true,
+    {"int8", "i8", 1, 8, 0, true, true, true, false, "1 byte per value, per-tensor scale"},
+    {"int8_per_token_head", "", 1, 8, 32, true, false, true, false,
      "1 byte per value + one fp32 scale per token per head (vLLM int8_per_token_head)"},
-    {"fp8_per_token_head", "", 1, 8, 32, true, false, true,
+    {"fp8_per_token_head", "", 1, 8, 32, true, false, true, false,
      "1 byte per value + one fp32 scale per token per head (vLLM fp8_per_token_head)"},
-    {"int4", "i4", 2, 8, 0, true, true, true, "half a byte per value, per-tensor scale"},
-    {"nvfp4", "fp4", 16, 72, 0, true, true, true,
+    {"int4", "i4", 2, 8, 0, true, true, true, false, "half a byte per value, per-tensor scale"},
+    {"nvfp4", "fp4", 16, 72, 0, true, true, true, false,
      "16 fp4 values (8 bytes) + one fp8 block scale = 9 bytes per 16 values"},
-    {"q8_0", "", 32, 34 * 8, 0, true, true, true, "ggml block: 32 int8 + fp16 scale = 34 bytes"},
-    {"q5_1", "", 32, 24 * 8, 0, true, true, true, "ggml block: 32 x 5 bits + fp16 scale and min = 24 bytes"},
-    {"q5_0", "", 32, 22 * 8, 0, true, true, true, "ggml block: 32 x 5 bits + fp16 scale = 22 bytes"},
-    {"q4_1", "", 32, 20 * 8, 0, true, true, true, "ggml block: 32 x 4 bits + fp16 scale and min = 20 bytes"},
-    {"q4_0", "", 32, 18 * 8, 0, true, true, true, "ggml block: 32 x 4 bits + fp16 scale = 18 bytes"},
-    {"iq4_nl", "", 32, 18 * 8, 0, true, true, true, "ggml block: 32 x 4-bit non-linear + fp16 scale = 18 bytes"},
-    {"q6_k", "", 256, 210 * 8, 0, false, true, true, "GGUF Q6_K: ggml super-blocks of 256 values in 210 bytes (6.5625 bpw)"},
-    {"q5_k_m", "", 100, 568, 0, false, true, false, "GGUF Q5_K_M mixture: 5.68 bpw average"},
-    {"q5_k_s", "", 100, 552, 0, false, true, false, "GGUF Q5_K_S mixture: 5.52 bpw average"},
-    {"q4_k_m", "", 100, 484, 0, false, true, false, "GGUF Q4_K_M mixture: 4.84 bpw average"},
-    {"q4_k_s", "", 100, 458, 0, false, true, false, "GGUF Q4_K_S mixture: 4.58 bpw average"},
-    {"q3_k_l", "", 100, 427, 0, false, true, false, "GGUF Q3_K_L mixture: 4.27 bpw average"},
-    {"q3_k_m", "", 100, 391, 0, false, true, false, "GGUF Q3_K_M mixture: 3.91 bpw average"},
-    {"q3_k_s", "", 100, 350, 0, false, true, false, "GGUF Q3_K_S mixture: 3.50 bpw average"},
-    {"q2_k", "", 100, 335, 0, false, true, false, "GGUF Q2_K mixture: 3.35 bpw average"},
+    {"q8_0", "", 32, 34 * 8, 0, true, true, true, true, "ggml block: 32 int8 + fp16 scale = 34 bytes"},
+    {"q5_1", "", 32, 24 * 8, 0, true, true, true, true, "ggml block: 32 x 5 bits + fp16 scale and min = 24 bytes"},
+    {"q5_0", "", 32, 22 * 8, 0, true, true, true, true, "ggml block: 32 x 5 bits + fp16 scale = 22 bytes"},
+    {"q4_1", "", 32, 20 * 8, 0, true, true, true, true, "ggml block: 32 x 4 bits + fp16 scale and min = 20 bytes"},
+    {"q4_0", "", 32, 18 * 8, 0, true, true, true, true, "ggml block: 32 x 4 bits + fp16 scale = 18 bytes"},
+    {"iq4_nl", "", 32, 18 * 8, 0, true, true, true, true, "ggml block: 32 x 4-bit non-linear + fp16 scale = 18 bytes"},
+    {"q6_k", "", 256, 210 * 8, 0, false, true, true, true, "GGUF Q6_K: ggml super-blocks of 256 values in 210 bytes (6.5625 bpw)"},
+    {"q5_k_m", "", 100, 568, 0, false, true, false, true, "GGUF Q5_K_M mixture: 5.68 bpw average"},
+    {"q5_k_s", "", 100, 552, 0, false, true, false, true, "GGUF Q5_K_S mixture: 5.52 bpw average"},
+    {"q4_k_m", "", 100, 484, 0, false, true, false, true, "GGUF Q4_K_M mixture: 4.84 bpw average"},
+    {"q4_k_s", "", 100, 458, 0, false, true, false, true, "GGUF Q4_K_S mixture: 4.58 bpw average"},
+    {"q3_k_l", "", 100, 427, 0, false, true, false, true, "GGUF Q3_K_L mixture: 4.27 bpw average"},
+    {"q3_k_m", "", 100, 391, 0, false, true, false, true, "GGUF Q3_K_M mixture: 3.91 bpw average"},
+    {"q3_k_s", "", 100, 350, 0, false, true, false, true, "GGUF Q3_K_S mixture: 3.50 bpw average"},
+    {"q2_k", "", 100, 335, 0, false, true, false, true, "GGUF Q2_K mixture: 3.35 bpw average"},
 };
 
 constexpr uint32_t kDefaultGroupSize = 128;
@@ -81,8 +82,8 @@ bool matches(const DtypeRow& row, const std::string& name) {
 }
 
 Dtype from_row(const DtypeRow& row) {
-  return Dtype{row.name,  row.block_values, row.block_bits, row.row_scale_bits, row.for_kv,
-               row.for_weights, row.exact, row.description};
+  return Dtype{row.name,       row.block_values, row.block_bits, row.row_scale_bits, row.for_kv,
+               row.for_weights, row.exact,        row.whole_file, row.description};
 }
 
 std::string known_names(DtypeUse use) {

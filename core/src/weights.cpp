@@ -7,7 +7,8 @@
 namespace kvscope {
 namespace {
 
-bool is_quantized_linear_format(const Dtype& d) { return d.exact && d.block_bits < 16 * d.block_values; }
+// Formats that quantize linear layers only (AWQ/GPTQ, fp8, int8, int4, nvfp4).
+bool is_quantized_linear_format(const Dtype& d) { return !d.whole_file && d.block_bits < 16 * d.block_values; }
 
 CheckedU64 attention_params(const ModelShape& s, const LayerSpec& l) {
   const CheckedU64 hidden = s.hidden_size, heads = s.num_attention_heads;

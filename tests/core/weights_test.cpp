@@ -78,6 +78,14 @@ TEST(Weights, FourBitWeightsAreAboutAThirdOfBf16) {
   EXPECT_EQ(awq.value.unquantized_params, p.embedding + p.lm_head + p.norms);
 }
 
+TEST(Weights, GgufBlockTypesQuantizeEmbeddingsToo) {
+  const ParameterCount p = params_of("llama-2-7b");
+  const Result<WeightBytes> q8 = weight_bytes(p, weight_dtype("q8_0"), weight_dtype("fp16"));
+  ASSERT_TRUE(q8.ok);
+  EXPECT_EQ(q8.value.unquantized_params, 0u);
+  EXPECT_EQ(q8.value.total, p.total / 32 * 34);  // 6,738,415,616 is a multiple of 32
+}
+
 TEST(Weights, GgufMixturesApplyToTheWholeFile) {
   const ParameterCount p = params_of("llama-2-7b");
   const Result<WeightBytes> q4 = weight_bytes(p, weight_dtype("q4_k_m"), weight_dtype("fp16"));

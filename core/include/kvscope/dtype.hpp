@@ -23,6 +23,7 @@ struct Dtype {
   bool for_kv = true;
   bool for_weights = true;
   bool exact = true;         // false for mixtures quoted at an average bits per weight (GGUF *_k_m)
+  bool whole_file = false;   // a GGUF type: embeddings are quantized too
   std::string description;   // one line: what it is and where the cost comes from
 };
 
