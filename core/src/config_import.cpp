@@ -21,7 +21,7 @@ using nlohmann::json;
 constexpr uint64_t kMaxLayers = 65536;
 constexpr uint64_t kMaxHeads = 65536;
 constexpr uint64_t kMaxHeadDim = 65536;
-constexpr uint64_t kMaxWidth = uint64_t{1} << 24;   // hidden / intermediate sizes
+constexpr uint64_t kMaxWidth = uint64_t{1} << 24;  // hidden / intermediate sizes
 constexpr uint64_t kMaxVocab = uint64_t{1} << 32;
 constexpr uint64_t kMaxTokens = uint64_t{1} << 40;  // windows, chunks, max positions
 constexpr uint64_t kMaxExperts = 65536;
@@ -191,7 +191,8 @@ class ConfigReader {
     } else if (v.is_number_integer()) {
       const int64_t s = v.get<int64_t>();
       if (s < 0) {
-        fail(kInvalidValue, key, "must be at least " + std::to_string(min) + ", got " + std::to_string(s));
+        fail(kInvalidValue, key,
+             "must be at least " + std::to_string(min) + ", got " + std::to_string(s));
         return std::nullopt;
       }
       n = static_cast<uint64_t>(s);
@@ -207,7 +208,8 @@ class ConfigReader {
       return std::nullopt;
     }
     if (n < min) {
-      fail(kInvalidValue, key, "must be at least " + std::to_string(min) + ", got " + std::to_string(n));
+      fail(kInvalidValue, key,
+           "must be at least " + std::to_string(min) + ", got " + std::to_string(n));
       return std::nullopt;
     }
     if (n > max) {
@@ -229,7 +231,6 @@ class ConfigReader {
   bool failed_ = false;
   Error error_;
 };
-
 
 bool is_one_of(const std::string& s, std::initializer_list<const char*> names) {
   for (const char* n : names) {
@@ -263,7 +264,8 @@ class Importer {
   void reject_unsupported() {
     if (r_.has("block_configs")) {
       r_.fail(kUnsupported, "block_configs",
-              "per-block layouts (DeciLM / Nemotron-NAS) are not supported; describe the layers with layer_types instead");
+              "per-block layouts (DeciLM / Nemotron-NAS) are not supported; describe the layers "
+              "with layer_types instead");
     }
     if (r_.has("cross_attention_layers")) {
       r_.fail(kUnsupported, "cross_attention_layers",
@@ -275,10 +277,12 @@ class Importer {
   }
 
   void read_dimensions() {
-    layers_ = static_cast<size_t>(
-        r_.require_count({"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers));
-    shape_.hidden_size = r_.require_count({"hidden_size", "n_embd", "d_model", "model_dim"}, 1, kMaxWidth);
-    heads_ = r_.require_count({"num_attention_heads", "n_head", "n_heads", "num_heads"}, 1, kMaxHeads);
+    layers_ = static_cast<size_t>(r_.require_count(
+        {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers));
+    shape_.hidden_size =
+        r_.require_count({"hidden_size", "n_embd", "d_model", "model_dim"}, 1, kMaxWidth);
+    heads_ =
+        r_.require_count({"num_attention_heads", "n_head", "n_heads", "num_heads"}, 1, kMaxHeads);
     if (r_.failed()) return;
     shape_.num_attention_heads = static_cast<uint32_t>(heads_);
 
@@ -288,21 +292,24 @@ class Importer {
       r_.assume(r_.path("vocab_size") + " absent: weights of the embedding are not counted");
     }
     read_intermediate();
-    if (auto v = r_.first_count({"max_position_embeddings", "n_positions", "seq_length", "max_seq_len",
-                                 "max_sequence_length"}, 1, kMaxTokens)) {
+    if (auto v = r_.first_count({"max_position_embeddings", "n_positions", "seq_length",
+                                 "max_seq_len", "max_sequence_length"},
+                                1, kMaxTokens)) {
       shape_.max_position_embeddings = *v;
     } else if (!r_.failed()) {
-      r_.assume(r_.path("max_position_embeddings") + " absent: no default context; pass one explicitly");
+      r_.assume(r_.path("max_position_embeddings") +
+                " absent: no default context; pass one explicitly");
     }
     if (auto tie = r_.flag("tie_word_embeddings")) {
       shape_.tie_word_embeddings = *tie;
     } else if (!r_.failed()) {
-      r_.assume(r_.path("tie_word_embeddings") + " absent: assuming untied input and output embeddings");
+      r_.assume(r_.path("tie_word_embeddings") +
+                " absent: assuming untied input and output embeddings");
     }
     // Families whose MLP is up + down without a gate, and those with a learned position table.
-    shape_.gated_mlp = !is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "phi",
-                                           "mpt", "bloom", "gptj", "gpt_neox", "opt", "starcoder2", "nemotron_h",
-                                           "nemotron"});
+    shape_.gated_mlp = !is_one_of(
+        type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "phi", "mpt",
+                 "bloom", "gptj", "gpt_neox", "opt", "starcoder2", "nemotron_h", "nemotron"});
     shape_.learned_position_embeddings = is_one_of(type(), {"gpt2", "gpt_bigcode", "opt"});
     read_head_dims();
     read_kv_heads();
@@ -310,14 +317,15 @@ class Importer {
 
   void read_intermediate() {
     std::string used;
-    if (auto v = r_.first_count({"intermediate_size_mlp", "intermediate_size", "ffn_hidden_size",
-                                 "n_inner", "ffn_dim"}, 1, kMaxWidth, &used)) {
+    if (auto v = r_.first_count(
+            {"intermediate_size_mlp", "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"},
+            1, kMaxWidth, &used)) {
       shape_.intermediate_size = *v;
-    } else if (!r_.failed() &&
-               is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "bloom"})) {
+    } else if (!r_.failed() && is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb",
+                                                  "RefinedWebModel", "bloom"})) {
       shape_.intermediate_size = 4 * shape_.hidden_size;
-      r_.assume(r_.path("intermediate_size") + " absent: " + type() + " uses 4 x hidden_size = " +
-                std::to_string(shape_.intermediate_size));
+      r_.assume(r_.path("intermediate_size") + " absent: " + type() +
+                " uses 4 x hidden_size = " + std::to_string(shape_.intermediate_size));
     } else if (auto ratio = r_.count("expansion_ratio", 1, 64)) {
       shape_.intermediate_size = *ratio * shape_.hidden_size;
     } else if (!r_.failed()) {
@@ -328,18 +336,24 @@ class Importer {
   void read_head_dims() {
     // MLA: one latent of kv_lora_rank + qk_rope_head_dim per token (vLLM get_head_size).
     if (r_.has("kv_lora_rank")) {
-      shape_.mla.kv_lora_rank = static_cast<uint32_t>(r_.require_count({"kv_lora_rank"}, 1, kMaxHeadDim));
-      shape_.mla.qk_rope_head_dim = static_cast<uint32_t>(r_.require_count({"qk_rope_head_dim"}, 0, kMaxHeadDim));
-      shape_.mla.qk_nope_head_dim = static_cast<uint32_t>(r_.require_count({"qk_nope_head_dim"}, 0, kMaxHeadDim));
-      shape_.mla.v_head_dim = static_cast<uint32_t>(r_.require_count({"v_head_dim"}, 1, kMaxHeadDim));
-      if (auto q = r_.count("q_lora_rank", 1, kMaxHeadDim)) shape_.mla.q_lora_rank = static_cast<uint32_t>(*q);
+      shape_.mla.kv_lora_rank =
+          static_cast<uint32_t>(r_.require_count({"kv_lora_rank"}, 1, kMaxHeadDim));
+      shape_.mla.qk_rope_head_dim =
+          static_cast<uint32_t>(r_.require_count({"qk_rope_head_dim"}, 0, kMaxHeadDim));
+      shape_.mla.qk_nope_head_dim =
+          static_cast<uint32_t>(r_.require_count({"qk_nope_head_dim"}, 0, kMaxHeadDim));
+      shape_.mla.v_head_dim =
+          static_cast<uint32_t>(r_.require_count({"v_head_dim"}, 1, kMaxHeadDim));
+      if (auto q = r_.count("q_lora_rank", 1, kMaxHeadDim))
+        shape_.mla.q_lora_rank = static_cast<uint32_t>(*q);
       shape_.head_dim = shape_.mla.qk_rope_head_dim + shape_.mla.qk_nope_head_dim;
       mla_ = true;
       return;
     }
     std::string used;
-    if (auto d = r_.first_count({"head_dim", "hidden_size_per_head", "kv_channels", "attention_head_dim"},
-                                1, kMaxHeadDim, &used)) {
+    if (auto d = r_.first_count(
+            {"head_dim", "hidden_size_per_head", "kv_channels", "attention_head_dim"}, 1,
+            kMaxHeadDim, &used)) {
       shape_.head_dim = static_cast<uint32_t>(*d);
     } else if (!r_.failed()) {
       if (shape_.hidden_size % heads_ != 0) {
@@ -383,23 +397,26 @@ class Importer {
     }
     if (type() == "chatglm" && !r_.flag("multi_query_attention").value_or(false)) {
       kv_heads_.assign(layers_, static_cast<uint32_t>(heads_));
-      r_.assume(r_.path("multi_query_attention") + " false: MHA, KV heads = num_attention_heads = " +
-                std::to_string(heads_));
+      r_.assume(r_.path("multi_query_attention") +
+                " false: MHA, KV heads = num_attention_heads = " + std::to_string(heads_));
       return;
     }
-    for (const char* key : {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num"}) {
+    for (const char* key :
+         {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num"}) {
       if (!r_.has(key)) continue;
       const json& v = r_.config()[key];
       if (v.is_array()) {  // per-layer counts (OpenELM)
         const json* list = r_.layer_list(key, layers_);
         for (size_t i = 0; list != nullptr && i < layers_; ++i) {
-          if (auto n = r_.to_count((*list)[i], std::string(key) + "[" + std::to_string(i) + "]", 1, kMaxHeads)) {
+          if (auto n = r_.to_count((*list)[i], std::string(key) + "[" + std::to_string(i) + "]", 1,
+                                   kMaxHeads)) {
             kv_heads_[i] = static_cast<uint32_t>(*n);
           }
         }
         return;
       }
-      if (auto n = r_.count(key, 1, kMaxHeads)) kv_heads_.assign(layers_, static_cast<uint32_t>(*n));
+      if (auto n = r_.count(key, 1, kMaxHeads))
+        kv_heads_.assign(layers_, static_cast<uint32_t>(*n));
       return;
     }
     if (auto n = r_.first_count({"num_key_value_heads"}, 1, kMaxHeads)) {  // a family default
@@ -408,8 +425,8 @@ class Importer {
     }
     if (r_.failed()) return;
     kv_heads_.assign(layers_, static_cast<uint32_t>(heads_));
-    r_.assume(r_.path("num_key_value_heads") + " absent: MHA, KV heads = num_attention_heads = " +
-              std::to_string(heads_));
+    r_.assume(r_.path("num_key_value_heads") +
+              " absent: MHA, KV heads = num_attention_heads = " + std::to_string(heads_));
   }
 
   LayerSpec attention_layer(size_t i, AttentionKind kind, uint64_t window) const {
@@ -456,7 +473,8 @@ class Importer {
 
   // State shapes follow vLLM's MambaStateShapeCalculator (vllm/model_executor/layers/mamba/
   // mamba_utils.py); parameter counts follow the transformers modules (MambaMixer, Mamba2Mixer,
-  // Qwen3NextGatedDeltaNet, MiniMaxLightningAttention, Lfm2ShortConv), biases of projections omitted.
+  // Qwen3NextGatedDeltaNet, MiniMaxLightningAttention, Lfm2ShortConv), biases of projections
+  // omitted.
   MixerSize recurrent_mixer(StateKind kind) {
     if (r_.failed()) return {};
     const uint64_t hidden = shape_.hidden_size;
@@ -481,17 +499,19 @@ class Importer {
                     (dt_rank + 1) * d_inner + d_inner * d_state + d_inner + d_inner * hidden};
       }
       case StateKind::kMamba2: {
-        const uint64_t d_state = r_.require_count({"ssm_state_size", "mamba_d_state", "state_size"}, 1, kMaxHeadDim);
+        const uint64_t d_state =
+            r_.require_count({"ssm_state_size", "mamba_d_state", "state_size"}, 1, kMaxHeadDim);
         const uint64_t d_conv = r_.require_count({"conv_kernel", "mamba_d_conv"}, 1, 1024);
-        const uint64_t n_heads = r_.require_count({"mamba_num_heads", "mamba_n_heads"}, 1, kMaxHeads);
+        const uint64_t n_heads =
+            r_.require_count({"mamba_num_heads", "mamba_n_heads"}, 1, kMaxHeads);
         const uint64_t head = r_.require_count({"mamba_head_dim", "mamba_d_head"}, 1, kMaxHeadDim);
         const uint64_t groups = r_.require_count({"n_groups", "mamba_n_groups"}, 1, kMaxHeads);
         uint64_t d_inner = n_heads * head;
         if (auto ssm = r_.count("mamba_d_ssm", 1, kMaxWidth)) d_inner = *ssm;
         const uint64_t conv_dim = d_inner + 2 * groups * d_state;
         return {conv_dim * (d_conv - 1) + n_heads * head * d_state,
-                hidden * (d_inner + conv_dim + n_heads) + conv_dim * (d_conv + 1) + 3 * n_heads + d_inner +
-                    d_inner * hidden};
+                hidden * (d_inner + conv_dim + n_heads) + conv_dim * (d_conv + 1) + 3 * n_heads +
+                    d_inner + d_inner * hidden};
       }
       case StateKind::kGatedDeltaNet: {
         const uint64_t k_heads = r_.require_count({"linear_num_key_heads"}, 1, kMaxHeads);
@@ -520,7 +540,8 @@ class Importer {
   }
 
   StateKind mamba_kind() const {
-    return is_one_of(type(), {"mamba2", "nemotron_h", "falcon_h1", "zamba2", "bamba", "granitemoehybrid"})
+    return is_one_of(type(),
+                     {"mamba2", "nemotron_h", "falcon_h1", "zamba2", "bamba", "granitemoehybrid"})
                ? StateKind::kMamba2
                : StateKind::kMamba;
   }
@@ -587,17 +608,19 @@ class Importer {
         const uint64_t c = r_.require_count({"attention_chunk_size"}, 1, kMaxTokens);
         shape_.layers[i] = attention_layer(i, AttentionKind::kChunked, c);
       } else if (t == "linear_attention") {
-        shape_.layers[i] = recurrent_layer(type() == "qwen3_next" || r_.has("linear_num_value_heads")
-                                               ? StateKind::kGatedDeltaNet
-                                               : StateKind::kLinearAttention);
+        shape_.layers[i] =
+            recurrent_layer(type() == "qwen3_next" || r_.has("linear_num_value_heads")
+                                ? StateKind::kGatedDeltaNet
+                                : StateKind::kLinearAttention);
       } else if (is_one_of(t, {"mamba", "mamba2", "ssm"})) {
         shape_.layers[i] = recurrent_layer(t == "mamba2" ? StateKind::kMamba2 : mamba_kind());
       } else if (t == "conv") {
         shape_.layers[i] = recurrent_layer(StateKind::kShortConv);
       } else {
-        r_.fail(kUnsupported, key, "unknown layer type " + describe(v) +
-                                       " (known: full_attention, sliding_attention, chunked_attention, "
-                                       "linear_attention, mamba, conv)");
+        r_.fail(kUnsupported, key,
+                "unknown layer type " + describe(v) +
+                    " (known: full_attention, sliding_attention, chunked_attention, "
+                    "linear_attention, mamba, conv)");
       }
     }
   }
@@ -679,14 +702,17 @@ class Importer {
       } else {
         rope = (i + 1) % interval != 0;
       }
-      shape_.layers[i] = attention_layer(i, rope ? AttentionKind::kChunked : AttentionKind::kFull, chunk);
+      shape_.layers[i] =
+          attention_layer(i, rope ? AttentionKind::kChunked : AttentionKind::kFull, chunk);
       if (!rope) shape_.layers[i].window_tokens = 0;
     }
   }
 
   void read_sliding_pattern() {
-    for (size_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
-    if (r_.present("use_sliding_window") || is_one_of(type(), {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
+    for (size_t i = 0; i < layers_; ++i)
+      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    if (r_.present("use_sliding_window") ||
+        is_one_of(type(), {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
       if (!r_.flag("use_sliding_window").value_or(false)) {
         if (r_.has("sliding_window")) {
           r_.assume(r_.path("sliding_window") + " " + describe(r_.config()["sliding_window"]) +
@@ -696,7 +722,8 @@ class Importer {
       }
       // Qwen2: sliding only from layer max_window_layers on (Qwen2Config.layer_types).
       auto w = sliding_window("use_sliding_window");
-      const size_t first = static_cast<size_t>(r_.require_count({"max_window_layers"}, 0, kMaxLayers));
+      const size_t first =
+          static_cast<size_t>(r_.require_count({"max_window_layers"}, 0, kMaxLayers));
       for (size_t i = first; w && i < layers_; ++i) {
         shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
       }
@@ -706,25 +733,29 @@ class Importer {
     if (!w) return;
     uint64_t pattern = 0;
     std::string rule;
-    if (auto p = r_.first_count({"sliding_window_pattern", "_sliding_window_pattern"}, 1, kMaxLayers)) {
+    if (auto p =
+            r_.first_count({"sliding_window_pattern", "_sliding_window_pattern"}, 1, kMaxLayers)) {
       pattern = *p;
-      rule = "sliding_window_pattern " + std::to_string(pattern) + ": layer i slides unless (i+1) % " +
-             std::to_string(pattern) + " == 0";
+      rule = "sliding_window_pattern " + std::to_string(pattern) +
+             ": layer i slides unless (i+1) % " + std::to_string(pattern) + " == 0";
     } else if (r_.failed()) {
       return;
     } else if (type() == "gemma2" || type() == "gpt_oss") {
       pattern = 2;  // Gemma2Config / GptOssConfig layer_types: alternate, starting with sliding
-      rule = "layer_types absent: " + type() + " alternates sliding and full layers, starting with sliding";
+      rule = "layer_types absent: " + type() +
+             " alternates sliding and full layers, starting with sliding";
     }
     if (pattern == 0) {
-      for (size_t i = 0; i < layers_; ++i) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      for (size_t i = 0; i < layers_; ++i)
+        shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
       r_.assume(r_.path("sliding_window") + " " + std::to_string(*w) +
                 " applies to every layer (no layer_types or pattern given), as vLLM does");
       return;
     }
     r_.assume(r_.path(rule));
     for (size_t i = 0; i < layers_; ++i) {
-      if ((i + 1) % pattern != 0) shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      if ((i + 1) % pattern != 0)
+        shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
     }
   }
 
@@ -741,13 +772,14 @@ class Importer {
   void read_moe() {
     if (r_.failed()) return;
     std::string used;
-    auto experts = r_.first_count({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"},
-                                  0, kMaxExperts, &used);
+    auto experts =
+        r_.first_count({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"},
+                       0, kMaxExperts, &used);
     if (!experts || *experts == 0) return;
     MoeShape& moe = shape_.moe;
     moe.num_experts = static_cast<uint32_t>(*experts);
-    moe.experts_per_token = static_cast<uint32_t>(
-        r_.require_count({"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1, *experts));
+    moe.experts_per_token = static_cast<uint32_t>(r_.require_count(
+        {"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1, *experts));
     if (auto m = r_.count("moe_intermediate_size", 1, kMaxWidth)) {
       moe.expert_intermediate_size = *m;
     } else {
@@ -756,7 +788,8 @@ class Importer {
     if (auto n = r_.count("n_shared_experts", 0, kMaxExperts)) {
       moe.shared_experts = static_cast<uint32_t>(*n);
       moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
-    } else if (auto size = r_.count("shared_expert_intermediate_size", 0, kMaxWidth); size && *size > 0) {
+    } else if (auto size = r_.count("shared_expert_intermediate_size", 0, kMaxWidth);
+               size && *size > 0) {
       moe.shared_experts = 1;
       moe.shared_expert_intermediate_size = *size;
     } else if (type() == "llama4_text") {  // one shared expert as wide as a routed one
@@ -775,13 +808,15 @@ class Importer {
       const uint64_t freq = r_.count("moe_layer_freq", 1, kMaxLayers).value_or(1);
       return i >= *first_dense && i % freq == 0;
     }
-    if (const json* only = r_.lookup("mlp_only_layers"); only != nullptr && only->is_array()) {  // Qwen MoE
+    if (const json* only = r_.lookup("mlp_only_layers");
+        only != nullptr && only->is_array()) {  // Qwen MoE
       for (const json& v : *only) {
         if (v.is_number_unsigned() && v.get<uint64_t>() == i) return false;
       }
     }
     if (auto step = r_.count("decoder_sparse_step", 1, kMaxLayers)) return (i + 1) % *step == 0;
-    if (auto step = r_.count("interleave_moe_layer_step", 1, kMaxLayers)) return i % *step == *step - 1;
+    if (auto step = r_.count("interleave_moe_layer_step", 1, kMaxLayers))
+      return i % *step == *step - 1;
     if (auto period = r_.count("expert_layer_period", 1, kMaxLayers)) {  // Jamba
       return i % *period == r_.count("expert_layer_offset", 0, kMaxLayers).value_or(0);
     }
@@ -798,7 +833,8 @@ class Importer {
         const std::string path = obj == &root_ ? std::string(key) : r_.path(key);
         const json& v = (*obj)[key];
         if (!v.is_string()) {
-          r_.fail_at(kInvalidValue, path, "expected a string such as \"bfloat16\", got " + describe(v));
+          r_.fail_at(kInvalidValue, path,
+                     "expected a string such as \"bfloat16\", got " + describe(v));
           return;
         }
         const Result<Dtype> d = dtype_from_torch_dtype(v.get<std::string>(), path);
@@ -825,20 +861,23 @@ class Importer {
 };
 
 // Quantized checkpoints declare their weight format here; it overrides torch_dtype.
-std::optional<std::string> quantized_weight_dtype(const json& root, std::vector<std::string>& assumptions) {
-  if (!root.contains("quantization_config") || !root["quantization_config"].is_object()) return std::nullopt;
+std::optional<std::string> quantized_weight_dtype(const json& root,
+                                                  std::vector<std::string>& assumptions) {
+  if (!root.contains("quantization_config") || !root["quantization_config"].is_object())
+    return std::nullopt;
   const json& q = root["quantization_config"];
   const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
                                  ? q["quant_method"].get<std::string>()
                                  : std::string();
-  const uint64_t bits = q.contains("bits") && q["bits"].is_number_unsigned() ? q["bits"].get<uint64_t>() : 0;
+  const uint64_t bits =
+      q.contains("bits") && q["bits"].is_number_unsigned() ? q["bits"].get<uint64_t>() : 0;
   const uint64_t group = q.contains("group_size") && q["group_size"].is_number_unsigned()
                              ? q["group_size"].get<uint64_t>()
                              : 128;
   if ((method == "awq" || method == "gptq") && bits == 4) {
     const std::string name = method + "-int4:g" + std::to_string(group);
-    assumptions.push_back("quantization_config: " + method + " 4-bit, group " + std::to_string(group) +
-                          " -> weights " + name);
+    assumptions.push_back("quantization_config: " + method + " 4-bit, group " +
+                          std::to_string(group) + " -> weights " + name);
     return name;
   }
   if (method == "fp8") {
@@ -852,23 +891,28 @@ std::optional<std::string> quantized_weight_dtype(const json& root, std::vector<
 
 }  // namespace
 
-Result<std::string> apply_config_overrides(const std::string& config_json,
-                                           const std::vector<std::pair<std::string, std::string>>& overrides) {
+Result<std::string> apply_config_overrides(
+    const std::string& config_json,
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
   using R = Result<std::string>;
   json root = json::parse(config_json, nullptr, false);
-  if (!root.is_object()) return R::failure(make_error(kInvalidJson, "config", "expected a JSON object"));
+  if (!root.is_object())
+    return R::failure(make_error(kInvalidJson, "config", "expected a JSON object"));
   for (const auto& [field, value] : overrides) {
-    const bool well_formed = !field.empty() && field.size() <= 128 && field.front() != '.' && field.back() != '.' &&
-                             std::all_of(field.begin(), field.end(), [](char c) {
-                               return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-                             });
+    const bool well_formed =
+        !field.empty() && field.size() <= 128 && field.front() != '.' && field.back() != '.' &&
+        std::all_of(field.begin(), field.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        });
     if (!well_formed) {
-      return R::failure(make_error(kInvalidValue, "set", "field name " + quote_user_text(field) +
-                                                             " must be letters, digits, _ and dots"));
+      return R::failure(make_error(
+          kInvalidValue, "set",
+          "field name " + quote_user_text(field) + " must be letters, digits, _ and dots"));
     }
     json* target = &root;
     for (const char* wrapper : {"text_config", "llm_config", "language_config"}) {
-      if (field.find('.') == std::string::npos && root.contains(wrapper) && root[wrapper].is_object()) {
+      if (field.find('.') == std::string::npos && root.contains(wrapper) &&
+          root[wrapper].is_object()) {
         target = &root[wrapper];
       }
     }
@@ -876,7 +920,9 @@ Result<std::string> apply_config_overrides(const std::string& config_json,
     for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.')) {
       json& next = (*target)[key.substr(0, dot)];
       if (!next.is_object()) {
-        return R::failure(make_error(kInvalidValue, "set", quote_user_text(field) + " does not name a field inside an object"));
+        return R::failure(
+            make_error(kInvalidValue, "set",
+                       quote_user_text(field) + " does not name a field inside an object"));
       }
       target = &next;
       key = key.substr(dot + 1);
@@ -926,7 +972,8 @@ Result<ImportedModel> import_config(std::string_view json_text) {
   Result<ModelShape> shape = importer.run();
   if (!shape.ok) return Result<ImportedModel>::failure(shape.error);
   out.shape = std::move(shape.value);
-  if (auto q = quantized_weight_dtype(root.contains("quantization_config") ? root : *text, out.assumptions)) {
+  if (auto q = quantized_weight_dtype(root.contains("quantization_config") ? root : *text,
+                                      out.assumptions)) {
     out.shape.weight_dtype = *q;
   }
   return Result<ImportedModel>::success(std::move(out));

@@ -1,7 +1,8 @@
 // Dtype table and byte arithmetic. Costs come from the formats' definitions:
 // ggml block sizes (ggml/src/ggml-common.h block_q8_0 etc.), vLLM's kv_cache_dtype handling
 // (vllm/v1/kv_cache_interface.py AttentionSpec.real_page_size_bytes for per-token-head scales,
-// nvfp4_kv_cache_full_dim for nvfp4), AutoAWQ/GPTQ packing (int4 + fp16 scale + 4-bit zero per group).
+// nvfp4_kv_cache_full_dim for nvfp4), AutoAWQ/GPTQ packing (int4 + fp16 scale + 4-bit zero per
+// group).
 #include "kvscope/dtype.hpp"
 
 #include <algorithm>
@@ -21,7 +22,8 @@ struct DtypeRow {
   bool for_kv;
   bool for_weights;
   bool exact;
-  bool whole_file;  // GGUF types quantize the embeddings too; other weight formats leave them 16-bit
+  bool
+      whole_file;  // GGUF types quantize the embeddings too; other weight formats leave them 16-bit
   const char* description;
 };
 
@@ -43,13 +45,20 @@ constexpr DtypeRow kDtypes[] = {
     {"int4", "i4", 2, 8, 0, true, true, true, false, "half a byte per value, per-tensor scale"},
     {"nvfp4", "fp4", 16, 72, 0, true, true, true, false,
      "16 fp4 values (8 bytes) + one fp8 block scale = 9 bytes per 16 values"},
-    {"q8_0", "", 32, 34 * 8, 0, true, true, true, true, "ggml block: 32 int8 + fp16 scale = 34 bytes"},
-    {"q5_1", "", 32, 24 * 8, 0, true, true, true, true, "ggml block: 32 x 5 bits + fp16 scale and min = 24 bytes"},
-    {"q5_0", "", 32, 22 * 8, 0, true, true, true, true, "ggml block: 32 x 5 bits + fp16 scale = 22 bytes"},
-    {"q4_1", "", 32, 20 * 8, 0, true, true, true, true, "ggml block: 32 x 4 bits + fp16 scale and min = 20 bytes"},
-    {"q4_0", "", 32, 18 * 8, 0, true, true, true, true, "ggml block: 32 x 4 bits + fp16 scale = 18 bytes"},
-    {"iq4_nl", "", 32, 18 * 8, 0, true, true, true, true, "ggml block: 32 x 4-bit non-linear + fp16 scale = 18 bytes"},
-    {"q6_k", "", 256, 210 * 8, 0, false, true, true, true, "GGUF Q6_K: ggml super-blocks of 256 values in 210 bytes (6.5625 bpw)"},
+    {"q8_0", "", 32, 34 * 8, 0, true, true, true, true,
+     "ggml block: 32 int8 + fp16 scale = 34 bytes"},
+    {"q5_1", "", 32, 24 * 8, 0, true, true, true, true,
+     "ggml block: 32 x 5 bits + fp16 scale and min = 24 bytes"},
+    {"q5_0", "", 32, 22 * 8, 0, true, true, true, true,
+     "ggml block: 32 x 5 bits + fp16 scale = 22 bytes"},
+    {"q4_1", "", 32, 20 * 8, 0, true, true, true, true,
+     "ggml block: 32 x 4 bits + fp16 scale and min = 20 bytes"},
+    {"q4_0", "", 32, 18 * 8, 0, true, true, true, true,
+     "ggml block: 32 x 4 bits + fp16 scale = 18 bytes"},
+    {"iq4_nl", "", 32, 18 * 8, 0, true, true, true, true,
+     "ggml block: 32 x 4-bit non-linear + fp16 scale = 18 bytes"},
+    {"q6_k", "", 256, 210 * 8, 0, false, true, true, true,
+     "GGUF Q6_K: ggml super-blocks of 256 values in 210 bytes (6.5625 bpw)"},
     {"q5_k_m", "", 100, 568, 0, false, true, false, true, "GGUF Q5_K_M mixture: 5.68 bpw average"},
     {"q5_k_s", "", 100, 552, 0, false, true, false, true, "GGUF Q5_K_S mixture: 5.52 bpw average"},
     {"q4_k_m", "", 100, 484, 0, false, true, false, true, "GGUF Q4_K_M mixture: 4.84 bpw average"},
@@ -82,7 +91,7 @@ bool matches(const DtypeRow& row, const std::string& name) {
 }
 
 Dtype from_row(const DtypeRow& row) {
-  return Dtype{row.name,       row.block_values, row.block_bits, row.row_scale_bits, row.for_kv,
+  return Dtype{row.name,        row.block_values, row.block_bits, row.row_scale_bits, row.for_kv,
                row.for_weights, row.exact,        row.whole_file, row.description};
 }
 
@@ -106,13 +115,15 @@ Result<Dtype> parse_group_int4(const std::string& name, const std::string& field
     const std::string spec = name.substr(colon + 1);
     if (spec.size() < 2 || spec[0] != 'g' || spec.size() > 6 ||
         !std::all_of(spec.begin() + 1, spec.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return Result<Dtype>::failure(make_error(
-          kInvalidValue, field, "group size must be written :gN (e.g. " + family + "-int4:g64), got " + quote_user_text(spec)));
+      return Result<Dtype>::failure(make_error(kInvalidValue, field,
+                                               "group size must be written :gN (e.g. " + family +
+                                                   "-int4:g64), got " + quote_user_text(spec)));
     }
     group = static_cast<uint32_t>(std::stoul(spec.substr(1)));
     if (group < 8 || group % 8 != 0 || group > 8192) {
-      return Result<Dtype>::failure(
-          make_error(kOutOfRange, field, "group size must be a multiple of 8 in [8, 8192], got " + std::to_string(group)));
+      return Result<Dtype>::failure(make_error(
+          kOutOfRange, field,
+          "group size must be a multiple of 8 in [8, 8192], got " + std::to_string(group)));
     }
   }
   Dtype d;
@@ -121,7 +132,8 @@ Result<Dtype> parse_group_int4(const std::string& name, const std::string& field
   d.block_bits = group * 4 + 16 + 4;
   d.for_kv = false;
   d.description = family == "awq" ? "AWQ int4, group " : "GPTQ int4, group ";
-  d.description += std::to_string(group) + ": 4 bits per weight + fp16 scale + 4-bit zero per group";
+  d.description +=
+      std::to_string(group) + ": 4 bits per weight + fp16 scale + 4-bit zero per group";
   return Result<Dtype>::success(d);
 }
 
@@ -135,7 +147,9 @@ Result<Dtype> parse_dtype(std::string_view spelling, DtypeUse use, const std::st
     if (name.size() == stem || name[stem] == ':') {
       if (use == DtypeUse::kKv) {
         return Result<Dtype>::failure(make_error(
-            kInvalidValue, field, quote_user_text(spelling) + " is a weight format, not a KV cache dtype (known: " + known_names(use) + ")"));
+            kInvalidValue, field,
+            quote_user_text(spelling) +
+                " is a weight format, not a KV cache dtype (known: " + known_names(use) + ")"));
       }
       return parse_group_int4(name, field);
     }
@@ -151,7 +165,8 @@ Result<Dtype> parse_dtype(std::string_view spelling, DtypeUse use, const std::st
   }
   return Result<Dtype>::failure(make_error(kInvalidValue, field,
                                            "unknown " + std::string(use_word) + " dtype " +
-                                               quote_user_text(spelling) + " (known: " + known_names(use) + ")"));
+                                               quote_user_text(spelling) +
+                                               " (known: " + known_names(use) + ")"));
 }
 
 Result<Dtype> dtype_from_torch_dtype(std::string_view torch_dtype, const std::string& field) {
@@ -159,8 +174,10 @@ Result<Dtype> dtype_from_torch_dtype(std::string_view torch_dtype, const std::st
   for (const char* known : {"bfloat16", "float16", "float32"}) {
     if (name == known) return parse_dtype(name, DtypeUse::kWeight, field);
   }
-  return Result<Dtype>::failure(make_error(
-      kUnsupported, field, "unsupported torch_dtype " + quote_user_text(torch_dtype) + " (expected bfloat16, float16 or float32)"));
+  return Result<Dtype>::failure(make_error(kUnsupported, field,
+                                           "unsupported torch_dtype " +
+                                               quote_user_text(torch_dtype) +
+                                               " (expected bfloat16, float16 or float32)"));
 }
 
 std::vector<Dtype> list_dtypes(DtypeUse use) {
@@ -178,17 +195,19 @@ std::vector<Dtype> list_dtypes(DtypeUse use) {
 Result<uint64_t> row_bytes(const Dtype& dtype, uint64_t row_values, uint64_t rows,
                            const std::string& field) {
   if (row_values % dtype.block_values != 0) {
-    return Result<uint64_t>::failure(make_error(
-        kInvalidValue, field,
-        dtype.name + " stores blocks of " + std::to_string(dtype.block_values) +
-            " values; a row of " + std::to_string(row_values) + " values is not a whole number of blocks"));
+    return Result<uint64_t>::failure(
+        make_error(kInvalidValue, field,
+                   dtype.name + " stores blocks of " + std::to_string(dtype.block_values) +
+                       " values; a row of " + std::to_string(row_values) +
+                       " values is not a whole number of blocks"));
   }
   const CheckedU64 bits_per_row =
       CheckedU64(row_values / dtype.block_values) * dtype.block_bits + dtype.row_scale_bits;
   if (!bits_per_row.overflowed() && bits_per_row.value() % 8 != 0) {
-    return Result<uint64_t>::failure(make_error(
-        kInvalidValue, field,
-        dtype.name + " rows of " + std::to_string(row_values) + " values are not a whole number of bytes"));
+    return Result<uint64_t>::failure(make_error(kInvalidValue, field,
+                                                dtype.name + " rows of " +
+                                                    std::to_string(row_values) +
+                                                    " values are not a whole number of bytes"));
   }
   const CheckedU64 total = CheckedU64(bits_per_row.value() / 8) * rows;
   if (bits_per_row.overflowed() || total.overflowed()) {

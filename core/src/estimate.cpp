@@ -12,12 +12,14 @@ namespace kvscope {
 namespace {
 
 // "auto" follows the dtype the engine computes in.
-Result<Dtype> resolve_dtype(const std::string& requested, const ModelShape& shape, const char* field,
-                            std::vector<std::string>& assumptions) {
-  if (requested != "auto" && !requested.empty()) return parse_dtype(requested, DtypeUse::kKv, field);
+Result<Dtype> resolve_dtype(const std::string& requested, const ModelShape& shape,
+                            const char* field, std::vector<std::string>& assumptions) {
+  if (requested != "auto" && !requested.empty())
+    return parse_dtype(requested, DtypeUse::kKv, field);
   const std::string resolved = serving_dtype(shape);
-  assumptions.push_back(std::string(field) + " auto: " + resolved + " (the model's dtype" +
-                        (shape.torch_dtype == "fp32" ? ", float32 served as float16 as vLLM does)" : ")"));
+  assumptions.push_back(
+      std::string(field) + " auto: " + resolved + " (the model's dtype" +
+      (shape.torch_dtype == "fp32" ? ", float32 served as float16 as vLLM does)" : ")"));
   return parse_dtype(resolved, DtypeUse::kKv, field);
 }
 
@@ -56,30 +58,36 @@ Result<EstimateReport> estimate(const EstimateInput& in) {
   Result<Dtype> kv = resolve_dtype(in.kv_dtype, out.shape, "kv_dtype", out.assumptions);
   if (!kv.ok) return R::failure(kv.error);
   out.kv_dtype = kv.value;
-  const bool has_state = std::any_of(out.shape.layers.begin(), out.shape.layers.end(),
-                                     [](const LayerSpec& l) { return l.state != StateKind::kNone; });
+  const bool has_state =
+      std::any_of(out.shape.layers.begin(), out.shape.layers.end(),
+                  [](const LayerSpec& l) { return l.state != StateKind::kNone; });
   std::vector<std::string> state_notes;
-  Result<Dtype> state = resolve_dtype(in.state_dtype, out.shape, "state_dtype", has_state ? out.assumptions : state_notes);
+  Result<Dtype> state = resolve_dtype(in.state_dtype, out.shape, "state_dtype",
+                                      has_state ? out.assumptions : state_notes);
   if (!state.ok) return R::failure(state.error);
   out.state_dtype = state.value;
 
-  out.workload = KvWorkload{in.context_tokens, in.batch, in.block_size_tokens, in.shared_prefix_tokens};
+  out.workload =
+      KvWorkload{in.context_tokens, in.batch, in.block_size_tokens, in.shared_prefix_tokens};
   if (out.workload.context_tokens == 0) {
     if (out.shape.max_position_embeddings == 0) {
-      return R::failure(make_error(kMissingField, "context",
-                                   "required: the config has no max_position_embeddings to default to"));
+      return R::failure(
+          make_error(kMissingField, "context",
+                     "required: the config has no max_position_embeddings to default to"));
     }
     out.workload.context_tokens = out.shape.max_position_embeddings;
     out.assumptions.push_back("context not given: the model's max_position_embeddings, " +
                               with_commas(out.workload.context_tokens) + " tokens");
   }
-  const Result<KvEstimate> kv_estimate = estimate_kv(out.shape, out.kv_dtype, out.state_dtype, out.workload);
+  const Result<KvEstimate> kv_estimate =
+      estimate_kv(out.shape, out.kv_dtype, out.state_dtype, out.workload);
   if (!kv_estimate.ok) return R::failure(kv_estimate.error);
   out.kv = kv_estimate.value;
 
   if (in.prompt_tokens != 0 || in.output_tokens != 0) {
     if (in.prompt_tokens == 0) {
-      return R::failure(make_error(kMissingField, "prompt_tokens", "required with output_tokens (at least 1)"));
+      return R::failure(
+          make_error(kMissingField, "prompt_tokens", "required with output_tokens (at least 1)"));
     }
     const Result<ProjectionCount> p = kv_projection_count(in.prompt_tokens, in.output_tokens);
     if (!p.ok) return R::failure(p.error);
@@ -103,14 +111,14 @@ std::string kv_bytes_per_token_formula(const GroupKv& g, const Dtype& kv) {
       return layers + " × " + std::to_string(s.k_head_dim) + " × " + bytes + total;
     }
     if (s.k_head_dim == s.v_head_dim) {
-      return "2 × " + layers + " × " + std::to_string(s.kv_heads) + " × " + std::to_string(s.k_head_dim) +
-             " × " + bytes + total;
+      return "2 × " + layers + " × " + std::to_string(s.kv_heads) + " × " +
+             std::to_string(s.k_head_dim) + " × " + bytes + total;
     }
-    return layers + " × " + std::to_string(s.kv_heads) + " × (" + std::to_string(s.k_head_dim) + " + " +
-           std::to_string(s.v_head_dim) + ") × " + bytes + total;
+    return layers + " × " + std::to_string(s.kv_heads) + " × (" + std::to_string(s.k_head_dim) +
+           " + " + std::to_string(s.v_head_dim) + ") × " + bytes + total;
   }
-  return layers + " × " + with_commas(g.kv_bytes_per_token_per_layer) + " bytes per layer (" + kv.name +
-         ": " + kv.description + ")" + total;
+  return layers + " × " + with_commas(g.kv_bytes_per_token_per_layer) + " bytes per layer (" +
+         kv.name + ": " + kv.description + ")" + total;
 }
 
 }  // namespace kvscope

@@ -37,21 +37,27 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
 Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
                                const KvWorkload& w) {
   using R = Result<KvEstimate>;
-  if (w.context_tokens == 0) return R::failure(make_error(kInvalidValue, "context", "must be at least 1 token"));
-  if (w.batch == 0) return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
+  if (w.context_tokens == 0)
+    return R::failure(make_error(kInvalidValue, "context", "must be at least 1 token"));
+  if (w.batch == 0)
+    return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
   if (w.shared_prefix_tokens > w.context_tokens) {
     return R::failure(make_error(kInvalidValue, "shared_prefix",
-                                 std::to_string(w.shared_prefix_tokens) + " tokens exceeds the context of " +
+                                 std::to_string(w.shared_prefix_tokens) +
+                                     " tokens exceeds the context of " +
                                      std::to_string(w.context_tokens)));
   }
-  for (size_t i = 0; i < shape.layers.size(); ++i) {  // shapes can be built by hand, not only imported
+  for (size_t i = 0; i < shape.layers.size();
+       ++i) {  // shapes can be built by hand, not only imported
     const LayerSpec& l = shape.layers[i];
     const std::string at = "layers[" + std::to_string(i) + "]";
     if (l.keeps_tokens() && (l.kv_heads == 0 || l.k_head_dim == 0)) {
-      return R::failure(make_error(kInvalidValue, at, "an attention layer needs at least one KV head and a head dimension"));
+      return R::failure(make_error(
+          kInvalidValue, at, "an attention layer needs at least one KV head and a head dimension"));
     }
     if (l.windowed() && l.window_tokens == 0) {
-      return R::failure(make_error(kInvalidValue, at + ".window_tokens", "must be at least 1 token"));
+      return R::failure(
+          make_error(kInvalidValue, at + ".window_tokens", "must be at least 1 token"));
     }
   }
   const uint64_t block = w.block_size_tokens == 0 ? 1 : w.block_size_tokens;
@@ -70,10 +76,12 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
 
     g.kv_bytes_per_token_per_layer = per_layer.value;
     const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;
-    if (group_per_token.overflowed()) return R::failure(overflow("kv_dtype", "KV bytes per token").error);
+    if (group_per_token.overflowed())
+      return R::failure(overflow("kv_dtype", "KV bytes per token").error);
     g.kv_bytes_per_token = group_per_token.value();
     const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
-    if (state_bytes.overflowed()) return R::failure(overflow("state_dtype", "recurrent state").error);
+    if (state_bytes.overflowed())
+      return R::failure(overflow("state_dtype", "recurrent state").error);
     g.state_bytes_per_sequence = state_bytes.value();
 
     if (spec.keeps_tokens()) {
@@ -86,14 +94,16 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
       // A window of W tokens spans at most ceil((W-1)/block) + 1 blocks when it does not start on
       // a block boundary; count that peak so bytes never shrink as the context grows
       // (vLLM SlidingWindowSpec.max_memory_usage_bytes reserves the same).
-      const uint64_t blocks =
-          spec.windowed() ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1) : end_block;
+      const uint64_t blocks = spec.windowed()
+                                  ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1)
+                                  : end_block;
       const uint64_t shared_blocks =
           prefix_blocks > first_block ? std::min(end_block, prefix_blocks) - first_block : 0;
       g.allocated_tokens_per_sequence = blocks * block;
 
       const CheckedU64 seq = CheckedU64(g.kv_bytes_per_token) * g.kept_tokens_per_sequence;
-      if (seq.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
+      if (seq.overflowed())
+        return R::failure(overflow("context", "KV bytes of one sequence").error);
       const CheckedU64 block_bytes = CheckedU64(g.kv_bytes_per_token) * block;
       const CheckedU64 shared = block_bytes * shared_blocks;
       const CheckedU64 group_total = shared + block_bytes * (blocks - shared_blocks) * w.batch;
@@ -105,10 +115,13 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
       g.shared_prefix_bytes = shared.value();
     }
     const CheckedU64 group_state_total = state_bytes * w.batch;
-    const CheckedU64 seq_with_state = CheckedU64(g.kv_bytes_per_sequence) + g.state_bytes_per_sequence;
+    const CheckedU64 seq_with_state =
+        CheckedU64(g.kv_bytes_per_sequence) + g.state_bytes_per_sequence;
     const CheckedU64 total_with_state = CheckedU64(g.kv_bytes_total) + group_state_total;
-    if (seq_with_state.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
-    if (total_with_state.overflowed()) return R::failure(overflow("batch", "KV bytes of the batch").error);
+    if (seq_with_state.overflowed())
+      return R::failure(overflow("context", "KV bytes of one sequence").error);
+    if (total_with_state.overflowed())
+      return R::failure(overflow("batch", "KV bytes of the batch").error);
     g.kv_bytes_per_sequence = seq_with_state.value();
     g.kv_bytes_total = total_with_state.value();
 
@@ -119,8 +132,10 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
     g.group = std::move(group);
     out.groups.push_back(std::move(g));
   }
-  if (per_sequence.overflowed()) return R::failure(overflow("context", "KV bytes of one sequence").error);
-  if (total.overflowed() || per_token.overflowed() || state_total.overflowed() || shared_total.overflowed()) {
+  if (per_sequence.overflowed())
+    return R::failure(overflow("context", "KV bytes of one sequence").error);
+  if (total.overflowed() || per_token.overflowed() || state_total.overflowed() ||
+      shared_total.overflowed()) {
     return R::failure(overflow("batch", "KV bytes of the batch").error);
   }
   out.kv_bytes_per_token = per_token.value();
@@ -133,13 +148,16 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
 
 Result<ProjectionCount> kv_projection_count(uint64_t prompt_tokens, uint64_t output_tokens) {
   using R = Result<ProjectionCount>;
-  if (prompt_tokens == 0) return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
+  if (prompt_tokens == 0)
+    return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
   // Step i (1-based) attends over prompt + i - 1 tokens; without a cache it projects all of them.
   const CheckedU64 g = output_tokens;
   const CheckedU64 without =
-      g * (prompt_tokens - 1) + (output_tokens % 2 == 0 ? CheckedU64(output_tokens / 2) * (output_tokens + 1)
-                                                        : g * ((output_tokens + 1) / 2));
-  const CheckedU64 with = output_tokens == 0 ? CheckedU64(0) : CheckedU64(prompt_tokens) + (output_tokens - 1);
+      g * (prompt_tokens - 1) + (output_tokens % 2 == 0
+                                     ? CheckedU64(output_tokens / 2) * (output_tokens + 1)
+                                     : g * ((output_tokens + 1) / 2));
+  const CheckedU64 with =
+      output_tokens == 0 ? CheckedU64(0) : CheckedU64(prompt_tokens) + (output_tokens - 1);
   if (without.overflowed() || with.overflowed()) {
     return R::failure(make_error(kOutOfRange, "output_tokens", "projection count exceeds 2^64-1"));
   }

@@ -25,24 +25,36 @@ std::vector<LayerGroup> group_layers(const ModelShape& shape) {
 
 const char* attention_kind_name(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::kFull: return "full";
-    case AttentionKind::kSlidingWindow: return "sliding_window";
-    case AttentionKind::kChunked: return "chunked";
-    case AttentionKind::kMla: return "mla";
-    case AttentionKind::kShared: return "shared";
-    case AttentionKind::kNone: return "none";
+    case AttentionKind::kFull:
+      return "full";
+    case AttentionKind::kSlidingWindow:
+      return "sliding_window";
+    case AttentionKind::kChunked:
+      return "chunked";
+    case AttentionKind::kMla:
+      return "mla";
+    case AttentionKind::kShared:
+      return "shared";
+    case AttentionKind::kNone:
+      return "none";
   }
   return "none";
 }
 
 const char* state_kind_name(StateKind kind) {
   switch (kind) {
-    case StateKind::kNone: return "";
-    case StateKind::kMamba: return "mamba";
-    case StateKind::kMamba2: return "mamba2";
-    case StateKind::kGatedDeltaNet: return "gated_delta_net";
-    case StateKind::kLinearAttention: return "linear_attention";
-    case StateKind::kShortConv: return "short_conv";
+    case StateKind::kNone:
+      return "";
+    case StateKind::kMamba:
+      return "mamba";
+    case StateKind::kMamba2:
+      return "mamba2";
+    case StateKind::kGatedDeltaNet:
+      return "gated_delta_net";
+    case StateKind::kLinearAttention:
+      return "linear_attention";
+    case StateKind::kShortConv:
+      return "short_conv";
   }
   return "";
 }

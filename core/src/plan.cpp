@@ -52,7 +52,7 @@ uint64_t largest_fitting(uint64_t lo, uint64_t hi, const std::function<bool(uint
 struct VllmType {
   AttentionKind kind = AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked
   uint64_t window = 0;
-  uint64_t page_bytes = 0;                    // one block of one layer
+  uint64_t page_bytes = 0;  // one block of one layer
   uint64_t layers = 0;
 };
 
@@ -61,23 +61,28 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
   const ModelShape& shape = r.estimate.shape;
   for (const LayerSpec& l : shape.layers) {
     if (l.state != StateKind::kNone) {
-      return R::failure(make_error(kUnsupported, "engine",
-                                   "vllm: hybrid Mamba / linear-attention models are not modelled yet; use --engine plain"));
+      return R::failure(make_error(
+          kUnsupported, "engine",
+          "vllm: hybrid Mamba / linear-attention models are not modelled yet; use --engine plain"));
     }
   }
   const bool mla = shape.mla.kv_lora_rank != 0;
   r.block_size_tokens = in.block_size_tokens != 0 ? in.block_size_tokens : mla ? 64 : 16;
   if (in.block_size_tokens == 0) {
-    r.notes.push_back(mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
-                          : "block size 16: vLLM's default (vllm/config/cache.py)");
+    r.notes.push_back(
+        mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
+            : "block size 16: vLLM's default (vllm/config/cache.py)");
   }
   // The workload line (kv_bytes_total) is paged the way this engine pages it.
   r.estimate.workload.block_size_tokens = r.block_size_tokens;
-  const Result<KvEstimate> paged = estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+  const Result<KvEstimate> paged =
+      estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
   if (!paged.ok) return R::failure(paged.error);
   r.estimate.kv = paged.value;
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
-  r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens : large_card ? 8192 : 2048;
+  r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens
+                             : large_card                   ? 8192
+                                                            : 2048;
   if (in.max_num_batched_tokens == 0) {
     r.notes.push_back("max_num_batched_tokens " + std::to_string(r.max_num_batched_tokens) +
                       ": the `vllm serve` default for this card (EngineArgs.get_batch_defaults)");
@@ -85,26 +90,33 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
 
   // Budget: memory x utilization - weights - activation peak - non-torch memory.
   if (!r.kv_memory_given) {
-    r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * in.gpu_memory_utilization);
+    r.requested_bytes =
+        static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * in.gpu_memory_utilization);
     r.activation_bytes = in.activation_bytes;
     if (r.activation_bytes == 0) {
       r.activation_bytes = static_cast<uint64_t>(static_cast<double>(r.max_num_batched_tokens) *
-                                                 static_cast<double>(shape.vocab_size) * kActivationBytesPerTokenPerVocab);
-      r.notes.push_back("activation peak " + format_gib(r.activation_bytes) +
-                        ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
+                                                 static_cast<double>(shape.vocab_size) *
+                                                 kActivationBytesPerTokenPerVocab);
+      r.notes.push_back(
+          "activation peak " + format_gib(r.activation_bytes) +
+          ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
     }
     r.non_torch_bytes = in.non_torch_bytes != 0 ? in.non_torch_bytes : kVllmNonTorchBytes;
     const CheckedU64 used = CheckedU64(r.weights_bytes) + r.activation_bytes + r.non_torch_bytes;
-    r.kv_pool_bytes = used.overflowed() || used.value() >= r.requested_bytes ? 0 : r.requested_bytes - used.value();
+    r.kv_pool_bytes = used.overflowed() || used.value() >= r.requested_bytes
+                          ? 0
+                          : r.requested_bytes - used.value();
   }
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
   if (r.max_model_len == 0) {
-    return R::failure(make_error(kMissingField, "max_model_len", "required: the config has no max_position_embeddings"));
+    return R::failure(make_error(kMissingField, "max_model_len",
+                                 "required: the config has no max_position_embeddings"));
   }
   if (r.kv_pool_bytes == 0) {
     r.starts = false;
-    r.startup_error = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                      "initializing the engine.";
+    r.startup_error =
+        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.";
     return R::success(std::move(r));
   }
 
@@ -114,7 +126,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
   for (const LayerSpec& l : shape.layers) {
     if (!l.keeps_tokens()) continue;
     VllmType t;
-    t.kind = l.windowed() && !in.disable_hybrid_kv_cache_manager ? l.attention : AttentionKind::kFull;
+    t.kind =
+        l.windowed() && !in.disable_hybrid_kv_cache_manager ? l.attention : AttentionKind::kFull;
     t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
     if (!per_token.ok) return R::failure(per_token.error);
@@ -129,7 +142,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
       ++same->layers;
     }
   }
-  if (types.empty()) return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
+  if (types.empty())
+    return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
   // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
   // group whose page is the sum of every layer's page (kv_cache_utils.py).
   const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
@@ -145,8 +159,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
   const uint64_t page = types[0].page_bytes;
   for (const VllmType& t : types) {
     if (t.page_bytes != page) {
-      return R::failure(make_error(kUnsupported, "engine",
-                                   "vllm: hybrid layers with different page sizes (page unification) are not modelled yet"));
+      return R::failure(make_error(
+          kUnsupported, "engine",
+          "vllm: hybrid layers with different page sizes (page unification) are not modelled yet"));
     }
   }
   // Group size: the smallest layer count of a type, or the largest when counts are close
@@ -156,9 +171,10 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
     min_count = std::min(min_count, t.layers);
     max_count = std::max(max_count, t.layers);
   }
-  const uint64_t group_size = types.size() == 1 ? types[0].layers
-                              : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count
-                                                                                                       : min_count;
+  const uint64_t group_size =
+      types.size() == 1                                                       ? types[0].layers
+      : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count
+                                                                              : min_count;
   uint64_t num_groups = 0;
   for (const VllmType& t : types) num_groups += ceil_div(t.layers, group_size);
   r.num_blocks = r.kv_pool_bytes / page / group_size;
@@ -185,23 +201,29 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
     return !needed.overflowed() && needed.value() <= r.kv_pool_bytes;
   };
   const CheckedU64 needed = blocks_needed(r.max_model_len) * group_size * page;
-  if (needed.overflowed()) return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
-  r.max_concurrency = static_cast<double>(r.num_blocks) / static_cast<double>(blocks_needed(r.max_model_len).value());
+  r.max_concurrency = static_cast<double>(r.num_blocks) /
+                      static_cast<double>(blocks_needed(r.max_model_len).value());
   r.starts = r.kv_bytes_needed <= r.kv_pool_bytes;
   r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
   r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
   if (!r.starts) {
-    r.startup_error = "To serve at least one request with the models's max seq len (" + std::to_string(r.max_model_len) +
-                      "), (" + format_gib_like_vllm(r.kv_bytes_needed) +
-                      " GiB KV cache is needed, which is larger than the available KV cache memory (" +
-                      format_gib_like_vllm(r.kv_pool_bytes) + " GiB).";
+    r.startup_error =
+        "To serve at least one request with the models's max seq len (" +
+        std::to_string(r.max_model_len) + "), (" + format_gib_like_vllm(r.kv_bytes_needed) +
+        " GiB KV cache is needed, which is larger than the available KV cache memory (" +
+        format_gib_like_vllm(r.kv_pool_bytes) + " GiB).";
     if (r.max_model_len_that_fits > 0) {
       r.startup_error += " Based on the available memory, the estimated maximum model length is " +
                          std::to_string(r.max_model_len_that_fits) + ".";
     }
-    r.startup_error += " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
-                       "engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+    r.startup_error +=
+        " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+        "the "
+        "engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
+        "details.";
   }
   return R::success(std::move(r));
 }
@@ -214,11 +236,14 @@ Result<PlanReport> plan_plain(PlanReport r, const PlanInput& in) {
   if (!r.kv_memory_given) {
     r.requested_bytes = r.gpu_memory_bytes;
     const CheckedU64 used = CheckedU64(r.weights_bytes) + in.overhead_bytes;
-    r.kv_pool_bytes = used.overflowed() || used.value() >= r.gpu_memory_bytes ? 0 : r.gpu_memory_bytes - used.value();
+    r.kv_pool_bytes = used.overflowed() || used.value() >= r.gpu_memory_bytes
+                          ? 0
+                          : r.gpu_memory_bytes - used.value();
   }
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
   if (r.max_model_len == 0) {
-    return R::failure(make_error(kMissingField, "max_model_len", "required: the config has no max_position_embeddings"));
+    return R::failure(make_error(kMissingField, "max_model_len",
+                                 "required: the config has no max_position_embeddings"));
   }
   auto bytes_at = [&](uint64_t len) -> CheckedU64 {
     const Result<KvEstimate> kv = estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype,
@@ -230,20 +255,25 @@ Result<PlanReport> plan_plain(PlanReport r, const PlanInput& in) {
     return !b.overflowed() && b.value() <= r.kv_pool_bytes;
   };
   const CheckedU64 per_sequence = bytes_at(r.max_model_len);
-  if (per_sequence.overflowed()) return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  if (per_sequence.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = per_sequence.value();
-  r.max_concurrency = r.kv_bytes_needed == 0 ? 0 : std::floor(static_cast<double>(r.kv_pool_bytes) /
-                                                             static_cast<double>(r.kv_bytes_needed));
-  r.kv_pool_tokens = r.estimate.kv.kv_bytes_per_token == 0 ? 0 : r.kv_pool_bytes / r.estimate.kv.kv_bytes_per_token;
+  r.max_concurrency = r.kv_bytes_needed == 0 ? 0
+                                             : std::floor(static_cast<double>(r.kv_pool_bytes) /
+                                                          static_cast<double>(r.kv_bytes_needed));
+  r.kv_pool_tokens = r.estimate.kv.kv_bytes_per_token == 0
+                         ? 0
+                         : r.kv_pool_bytes / r.estimate.kv.kv_bytes_per_token;
   r.starts = r.kv_pool_bytes > 0 && r.kv_bytes_needed <= r.kv_pool_bytes;
   r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
   r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
   if (!r.starts) {
-    r.startup_error = r.kv_pool_bytes == 0
-                          ? "the weights (" + format_gb(r.weights_bytes) + ") leave no memory for a KV cache"
-                          : "one sequence of " + with_commas(r.max_model_len) + " tokens needs " +
-                                format_gb(r.kv_bytes_needed) + " of KV cache, more than the " +
-                                format_gb(r.kv_pool_bytes) + " left";
+    r.startup_error =
+        r.kv_pool_bytes == 0
+            ? "the weights (" + format_gb(r.weights_bytes) + ") leave no memory for a KV cache"
+            : "one sequence of " + with_commas(r.max_model_len) + " tokens needs " +
+                  format_gb(r.kv_bytes_needed) + " of KV cache, more than the " +
+                  format_gb(r.kv_pool_bytes) + " left";
   }
   r.notes.push_back("plain arithmetic: no activation memory or runtime buffers deducted");
   return R::success(std::move(r));
@@ -254,18 +284,21 @@ Result<PlanReport> plan_plain(PlanReport r, const PlanInput& in) {
 Result<PlanReport> plan(const PlanInput& in) {
   using R = Result<PlanReport>;
   if (in.engine != "vllm" && in.engine != "plain") {
-    return R::failure(make_error(in.engine == "sglang" || in.engine == "tensorrt-llm" || in.engine == "llama.cpp"
-                                     ? kUnsupported
-                                     : kInvalidValue,
-                                 "engine",
-                                 quote_user_text(in.engine) + " is not available yet (available: plain, vllm)"));
+    return R::failure(make_error(
+        in.engine == "sglang" || in.engine == "tensorrt-llm" || in.engine == "llama.cpp"
+            ? kUnsupported
+            : kInvalidValue,
+        "engine", quote_user_text(in.engine) + " is not available yet (available: plain, vllm)"));
   }
   if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1)) {
     return R::failure(make_error(kInvalidValue, "gpu_memory_utilization", "must be in (0, 1]"));
   }
-  const int memory_sources = (in.gpu_id.empty() ? 0 : 1) + (in.gpu_memory_bytes ? 1 : 0) + (in.kv_memory_bytes ? 1 : 0);
+  const int memory_sources =
+      (in.gpu_id.empty() ? 0 : 1) + (in.gpu_memory_bytes ? 1 : 0) + (in.kv_memory_bytes ? 1 : 0);
   if (memory_sources != 1) {
-    return R::failure(make_error(kMissingField, "gpu", "give exactly one of a GPU id, a GPU memory size or a KV memory size"));
+    return R::failure(
+        make_error(kMissingField, "gpu",
+                   "give exactly one of a GPU id, a GPU memory size or a KV memory size"));
   }
   PlanReport r;
   r.engine = in.engine;
@@ -305,8 +338,8 @@ Result<PlanReport> plan(const PlanInput& in) {
   if (in.weights_bytes != 0) {
     r.weights_bytes = in.weights_bytes;
   } else {
-    const Result<WeightBytes> w =
-        weight_bytes(r.params, r.weight_dtype, parse_dtype(serving, DtypeUse::kWeight, "weight_dtype").value);
+    const Result<WeightBytes> w = weight_bytes(
+        r.params, r.weight_dtype, parse_dtype(serving, DtypeUse::kWeight, "weight_dtype").value);
     if (!w.ok) return R::failure(w.error);
     r.weights_bytes = w.value.total;
   }

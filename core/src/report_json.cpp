@@ -9,7 +9,9 @@ namespace {
 using nlohmann::ordered_json;
 
 // Invalid UTF-8 (a truncated or hostile string) is replaced, never thrown.
-std::string dump(const ordered_json& j) { return j.dump(2, ' ', false, ordered_json::error_handler_t::replace); }
+std::string dump(const ordered_json& j) {
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+}
 
 ordered_json optional_count(bool present, uint64_t value) {
   return present ? ordered_json(value) : ordered_json(nullptr);
@@ -41,42 +43,44 @@ ordered_json model_json(const EstimateReport& r) {
                  {"weight_dtype", s.weight_dtype}};
   m["moe"] = s.moe.num_experts == 0
                  ? ordered_json(nullptr)
-                 : ordered_json{{"num_experts", s.moe.num_experts},
-                                {"experts_per_token", s.moe.experts_per_token},
-                                {"shared_experts", s.moe.shared_experts},
-                                {"expert_intermediate_size", s.moe.expert_intermediate_size},
-                                {"shared_expert_intermediate_size", s.moe.shared_expert_intermediate_size}};
-  m["mla"] = s.mla.kv_lora_rank == 0
-                 ? ordered_json(nullptr)
-                 : ordered_json{{"kv_lora_rank", s.mla.kv_lora_rank},
-                                {"qk_rope_head_dim", s.mla.qk_rope_head_dim},
-                                {"qk_nope_head_dim", s.mla.qk_nope_head_dim},
-                                {"v_head_dim", s.mla.v_head_dim},
-                                {"q_lora_rank", s.mla.q_lora_rank}};
+                 : ordered_json{
+                       {"num_experts", s.moe.num_experts},
+                       {"experts_per_token", s.moe.experts_per_token},
+                       {"shared_experts", s.moe.shared_experts},
+                       {"expert_intermediate_size", s.moe.expert_intermediate_size},
+                       {"shared_expert_intermediate_size", s.moe.shared_expert_intermediate_size}};
+  m["mla"] = s.mla.kv_lora_rank == 0 ? ordered_json(nullptr)
+                                     : ordered_json{{"kv_lora_rank", s.mla.kv_lora_rank},
+                                                    {"qk_rope_head_dim", s.mla.qk_rope_head_dim},
+                                                    {"qk_nope_head_dim", s.mla.qk_nope_head_dim},
+                                                    {"v_head_dim", s.mla.v_head_dim},
+                                                    {"q_lora_rank", s.mla.q_lora_rank}};
   return m;
 }
 
 ordered_json group_json(const GroupKv& g, const Dtype& kv) {
   const LayerSpec& s = g.group.spec;
-  return ordered_json{{"kind", layer_kind_label(s)},
-                      {"attention", attention_kind_name(s.attention)},
-                      {"state", s.state == StateKind::kNone ? ordered_json(nullptr) : ordered_json(state_kind_name(s.state))},
-                      {"layer_count", g.group.layer_indices.size()},
-                      {"layers", g.group.layer_indices},
-                      {"kv_heads", s.kv_heads},
-                      {"k_head_dim", s.k_head_dim},
-                      {"v_head_dim", s.v_head_dim},
-                      {"window_tokens", s.windowed() ? ordered_json(s.window_tokens) : ordered_json(nullptr)},
-                      {"state_values_per_layer", s.state_values},
-                      {"kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer},
-                      {"kv_bytes_per_token", g.kv_bytes_per_token},
-                      {"kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv)},
-                      {"kept_tokens_per_sequence", g.kept_tokens_per_sequence},
-                      {"allocated_tokens_per_sequence", g.allocated_tokens_per_sequence},
-                      {"state_bytes_per_sequence", g.state_bytes_per_sequence},
-                      {"kv_bytes_per_sequence", g.kv_bytes_per_sequence},
-                      {"kv_bytes_total", g.kv_bytes_total},
-                      {"shared_prefix_bytes", g.shared_prefix_bytes}};
+  return ordered_json{
+      {"kind", layer_kind_label(s)},
+      {"attention", attention_kind_name(s.attention)},
+      {"state", s.state == StateKind::kNone ? ordered_json(nullptr)
+                                            : ordered_json(state_kind_name(s.state))},
+      {"layer_count", g.group.layer_indices.size()},
+      {"layers", g.group.layer_indices},
+      {"kv_heads", s.kv_heads},
+      {"k_head_dim", s.k_head_dim},
+      {"v_head_dim", s.v_head_dim},
+      {"window_tokens", s.windowed() ? ordered_json(s.window_tokens) : ordered_json(nullptr)},
+      {"state_values_per_layer", s.state_values},
+      {"kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer},
+      {"kv_bytes_per_token", g.kv_bytes_per_token},
+      {"kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv)},
+      {"kept_tokens_per_sequence", g.kept_tokens_per_sequence},
+      {"allocated_tokens_per_sequence", g.allocated_tokens_per_sequence},
+      {"state_bytes_per_sequence", g.state_bytes_per_sequence},
+      {"kv_bytes_per_sequence", g.kv_bytes_per_sequence},
+      {"kv_bytes_total", g.kv_bytes_total},
+      {"shared_prefix_bytes", g.shared_prefix_bytes}};
 }
 
 }  // namespace
@@ -86,16 +90,17 @@ static ordered_json estimate_json(const EstimateReport& r) {
   ordered_json j;
   j["schema"] = kReportSchema;
   j["kvscope_version"] = kVersion;
-  j["input"] = ordered_json{{"model", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
-                            {"config", r.model_id.empty() ? ordered_json(r.source) : ordered_json(nullptr)},
-                            {"kv_dtype", r.kv_dtype.name},
-                            {"state_dtype", r.state_dtype.name},
-                            {"context_tokens", w.context_tokens},
-                            {"batch", w.batch},
-                            {"block_size_tokens", optional_count(w.block_size_tokens != 0, w.block_size_tokens)},
-                            {"shared_prefix_tokens", w.shared_prefix_tokens},
-                            {"prompt_tokens", optional_count(r.has_projections, r.prompt_tokens)},
-                            {"output_tokens", optional_count(r.has_projections, r.output_tokens)}};
+  j["input"] = ordered_json{
+      {"model", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
+      {"config", r.model_id.empty() ? ordered_json(r.source) : ordered_json(nullptr)},
+      {"kv_dtype", r.kv_dtype.name},
+      {"state_dtype", r.state_dtype.name},
+      {"context_tokens", w.context_tokens},
+      {"batch", w.batch},
+      {"block_size_tokens", optional_count(w.block_size_tokens != 0, w.block_size_tokens)},
+      {"shared_prefix_tokens", w.shared_prefix_tokens},
+      {"prompt_tokens", optional_count(r.has_projections, r.prompt_tokens)},
+      {"output_tokens", optional_count(r.has_projections, r.output_tokens)}};
   j["model"] = model_json(r);
   j["kv_dtype"] = dtype_json(r.kv_dtype);
   j["kv_bytes_per_token"] = r.kv.kv_bytes_per_token;
@@ -104,7 +109,8 @@ static ordered_json estimate_json(const EstimateReport& r) {
   j["recurrent_state_bytes_per_sequence"] = r.kv.state_bytes_per_sequence;
   j["shared_prefix_bytes"] = r.kv.shared_prefix_bytes;
   j["kv_layers"] = r.kv.kv_layers;
-  j["kv_projections_without_cache"] = optional_count(r.has_projections, r.projections.without_cache);
+  j["kv_projections_without_cache"] =
+      optional_count(r.has_projections, r.projections.without_cache);
   j["kv_projections_with_cache"] = optional_count(r.has_projections, r.projections.with_cache);
   ordered_json groups = ordered_json::array();
   for (const GroupKv& g : r.kv.groups) groups.push_back(group_json(g, r.kv_dtype));
@@ -123,7 +129,8 @@ std::string plan_to_json(const PlanReport& p) {
   j["input"]["weight_dtype"] = p.weight_dtype.name;
   j["gpu"] = ordered_json{{"id", p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id)},
                           {"name", p.gpu_name},
-                          {"memory_bytes", p.kv_memory_given ? ordered_json(nullptr) : ordered_json(p.gpu_memory_bytes)}};
+                          {"memory_bytes", p.kv_memory_given ? ordered_json(nullptr)
+                                                             : ordered_json(p.gpu_memory_bytes)}};
   j["parameters"] = ordered_json{{"total", p.params.total},
                                  {"active_per_token", p.params.active_per_token},
                                  {"embedding", p.params.embedding},
@@ -136,15 +143,16 @@ std::string plan_to_json(const PlanReport& p) {
                                  {"norms", p.params.norms}};
   j["weight_dtype"] = dtype_json(p.weight_dtype);
   j["weights_bytes"] = p.weights_bytes;
-  j["budget"] = ordered_json{{"kv_memory_given", p.kv_memory_given},
-                             {"requested_bytes", p.requested_bytes},
-                             {"weights_bytes", p.weights_bytes},
-                             {"activation_bytes", p.activation_bytes},
-                             {"non_torch_bytes", p.non_torch_bytes},
-                             {"kv_pool_bytes", p.kv_pool_bytes}};
+  j["budget"] =
+      ordered_json{{"kv_memory_given", p.kv_memory_given}, {"requested_bytes", p.requested_bytes},
+                   {"weights_bytes", p.weights_bytes},     {"activation_bytes", p.activation_bytes},
+                   {"non_torch_bytes", p.non_torch_bytes}, {"kv_pool_bytes", p.kv_pool_bytes}};
   j["kv_pool_bytes"] = p.kv_pool_bytes;
-  j["block_size_tokens"] = p.block_size_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.block_size_tokens);
-  j["max_num_batched_tokens"] = p.max_num_batched_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.max_num_batched_tokens);
+  j["block_size_tokens"] =
+      p.block_size_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.block_size_tokens);
+  j["max_num_batched_tokens"] = p.max_num_batched_tokens == 0
+                                    ? ordered_json(nullptr)
+                                    : ordered_json(p.max_num_batched_tokens);
   j["num_blocks"] = p.num_blocks;
   j["kv_pool_tokens"] = p.kv_pool_tokens;
   j["max_model_len"] = p.max_model_len;
@@ -152,7 +160,8 @@ std::string plan_to_json(const PlanReport& p) {
   j["max_concurrency"] = p.max_concurrency;
   j["max_context"] = p.max_context;
   j["starts"] = p.starts;
-  j["startup_error"] = p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);
+  j["startup_error"] =
+      p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);
   j["max_model_len_that_fits"] = p.max_model_len_that_fits;
   j["roofline"] = nullptr;  // decode/prefill estimates: not computed yet (issue 3, item 6)
   j["notes"] = p.notes;
@@ -160,16 +169,21 @@ std::string plan_to_json(const PlanReport& p) {
 }
 
 std::string error_to_json(const Error& e) {
-  ordered_json j{{"schema", kReportSchema},
-                 {"error", ordered_json{{"code", e.code}, {"message", e.message}, {"field", e.field}}}};
+  ordered_json j{
+      {"schema", kReportSchema},
+      {"error", ordered_json{{"code", e.code}, {"message", e.message}, {"field", e.field}}}};
   return dump(j);
 }
 
 std::string model_catalog_to_json() {
   ordered_json list = ordered_json::array();
   for (const ModelEntry& m : model_catalog()) {
-    list.push_back(ordered_json{{"id", m.id}, {"name", m.name}, {"family", m.family}, {"hf_id", m.hf_id},
-                                {"source", m.source}, {"config", ordered_json::parse(m.config_json, nullptr, false)}});
+    list.push_back(ordered_json{{"id", m.id},
+                                {"name", m.name},
+                                {"family", m.family},
+                                {"hf_id", m.hf_id},
+                                {"source", m.source},
+                                {"config", ordered_json::parse(m.config_json, nullptr, false)}});
   }
   return dump(ordered_json{{"schema", "kvscope.models/1"}, {"models", list}});
 }
@@ -177,16 +191,19 @@ std::string model_catalog_to_json() {
 std::string gpu_catalog_to_json() {
   ordered_json list = ordered_json::array();
   for (const GpuEntry& g : gpu_catalog()) {
-    list.push_back(ordered_json{{"id", g.id},
-                                {"name", g.name},
-                                {"vendor", g.vendor},
-                                {"memory_marketed", g.memory_marketed},
-                                {"memory_bytes", g.memory_bytes},
-                                {"memory_bytes_source", g.memory_bytes_source},
-                                {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
-                                {"bf16_dense_flops", g.bf16_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.bf16_dense_flops)},
-                                {"fp8_dense_flops", g.fp8_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.fp8_dense_flops)},
-                                {"source", g.source}});
+    list.push_back(ordered_json{
+        {"id", g.id},
+        {"name", g.name},
+        {"vendor", g.vendor},
+        {"memory_marketed", g.memory_marketed},
+        {"memory_bytes", g.memory_bytes},
+        {"memory_bytes_source", g.memory_bytes_source},
+        {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
+        {"bf16_dense_flops",
+         g.bf16_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.bf16_dense_flops)},
+        {"fp8_dense_flops",
+         g.fp8_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.fp8_dense_flops)},
+        {"source", g.source}});
   }
   return dump(ordered_json{{"schema", "kvscope.gpus/1"}, {"gpus", list}});
 }

@@ -3,9 +3,9 @@
 #include "kvscope_cli.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,11 +34,14 @@ const char* const kUsage =
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
     "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
     "  plan (--model ID | --config FILE) (--gpu ID | --gpu-memory SIZE | --kv-memory SIZE)\n"
-    "       [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size N]\n"
+    "       [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size "
+    "N]\n"
     "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager] [--kv-dtype T]\n"
-    "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes SIZE]\n"
+    "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes "
+    "SIZE]\n"
     "       [--overhead SIZE] [--context N] [--batch N] [--set FIELD=VALUE ...] [--json]\n"
-    "      The engine's KV budget on a card, tokens and sequences it holds, and whether it starts.\n"
+    "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
+    "starts.\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
     "  models [--json]   the model catalogue (ids for --model)\n"
     "  gpus [--json]     the GPU catalogue\n"
@@ -60,7 +63,8 @@ struct Flags {
   bool help = false;
 
   bool has(const std::string& flag) const {
-    return values.count(flag) != 0 || std::find(switches.begin(), switches.end(), flag) != switches.end();
+    return values.count(flag) != 0 ||
+           std::find(switches.begin(), switches.end(), flag) != switches.end();
   }
 };
 
@@ -91,7 +95,8 @@ std::optional<UsageError> parse_flags(const std::vector<std::string>& args, size
     }
     bool known = false;
     for (const std::string& f : value_flags) known = known || f == arg;
-    if (!known) return UsageError{arg, "unknown option " + quote_user_text(arg) + " (see kvscope --help)"};
+    if (!known)
+      return UsageError{arg, "unknown option " + quote_user_text(arg) + " (see kvscope --help)"};
     if (!has_value) {
       if (i + 1 >= args.size()) return UsageError{arg, "needs a value"};
       value = args[++i];
@@ -116,7 +121,8 @@ std::optional<UsageError> parse_count(const Flags& flags, const std::string& fla
   if (!text.empty() && (text.back() == 'k' || text.back() == 'K')) multiplier = 1024;
   if (!text.empty() && (text.back() == 'm' || text.back() == 'M')) multiplier = 1024 * 1024;
   if (multiplier != 1) text.pop_back();
-  const UsageError bad{flag, "expected a whole number >= 0 (e.g. 4096 or 128k), got " + quote_user_text(it->second)};
+  const UsageError bad{
+      flag, "expected a whole number >= 0 (e.g. 4096 or 128k), got " + quote_user_text(it->second)};
   if (text.empty() || text.size() > 20) return bad;
   uint64_t value = 0;
   for (char c : text) {
@@ -142,13 +148,15 @@ struct CountFlag {
 std::optional<UsageError> parse_counts(const Flags& flags, std::initializer_list<CountFlag> table) {
   for (const CountFlag& c : table) {
     if (auto u = parse_count(flags, c.flag, *c.target)) return u;
-    if (c.positive && flags.has(c.flag) && *c.target == 0) return UsageError{c.flag, "must be at least 1"};
+    if (c.positive && flags.has(c.flag) && *c.target == 0)
+      return UsageError{c.flag, "must be at least 1"};
   }
   return std::nullopt;
 }
 
 // --model ID or --config FILE (exactly one) into the input.
-std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file, EstimateInput& in) {
+std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file,
+                                            EstimateInput& in) {
   const auto model = flags.values.find("--model");
   const auto config = flags.values.find("--config");
   if ((model == flags.values.end()) == (config == flags.values.end())) {
@@ -160,8 +168,10 @@ std::optional<UsageError> read_model_source(const Flags& flags, const FileReader
   }
   const std::string& path = config->second;
   std::string reason;
-  if (!read_file(path, in.config_json, reason)) return UsageError{"--config", reason + ": " + quote_user_text(path)};
-  if (in.config_json.empty()) return UsageError{"--config", "file is empty: " + quote_user_text(path)};
+  if (!read_file(path, in.config_json, reason))
+    return UsageError{"--config", reason + ": " + quote_user_text(path)};
+  if (in.config_json.empty())
+    return UsageError{"--config", "file is empty: " + quote_user_text(path)};
   if (in.config_json.size() > kMaxConfigBytes) {
     return UsageError{"--config", "file is larger than 16 MiB: " + quote_user_text(path)};
   }
@@ -175,7 +185,8 @@ std::optional<UsageError> parse_size(const Flags& flags, const std::string& flag
   if (it == flags.values.end()) return std::nullopt;
   static const std::pair<const char*, double> kUnits[] = {
       {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
-      {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},           {"tb", 1e12}, {"b", 1.0}};
+      {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},           {"tb", 1e12},
+      {"b", 1.0}};
   std::string text;
   for (char c : it->second) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double multiplier = 1;
@@ -187,12 +198,15 @@ std::optional<UsageError> parse_size(const Flags& flags, const std::string& flag
       break;
     }
   }
-  const UsageError bad{flag, "expected a size such as 24GB, 80GiB or 13.5GB, got " + quote_user_text(it->second)};
+  const UsageError bad{
+      flag, "expected a size such as 24GB, 80GiB or 13.5GB, got " + quote_user_text(it->second)};
   if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return bad;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end) * multiplier;
   if (end != text.c_str() + text.size() || !std::isfinite(value)) return bad;
-  if (value < 1 || value > 9.2e18) return UsageError{flag, "must be between 1 byte and 9.2e18 bytes, got " + quote_user_text(it->second)};
+  if (value < 1 || value > 9.2e18)
+    return UsageError{
+        flag, "must be between 1 byte and 9.2e18 bytes, got " + quote_user_text(it->second)};
   out = static_cast<uint64_t>(std::llround(value));
   return std::nullopt;
 }
@@ -203,7 +217,8 @@ std::optional<UsageError> parse_number(const Flags& flags, const std::string& fl
   if (it == flags.values.end()) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || end != it->second.c_str() + it->second.size() || !std::isfinite(value)) {
+  if (it->second.empty() || end != it->second.c_str() + it->second.size() ||
+      !std::isfinite(value)) {
     return UsageError{flag, "expected a number such as 0.9, got " + quote_user_text(it->second)};
   }
   out = value;
@@ -221,12 +236,21 @@ int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
 Error as_cli_error(Error e, const EstimateInput& in) {
   if (e.field.rfind("layers[", 0) == 0) return e;
   static const std::pair<const char*, const char*> kFlags[] = {
-      {"model", "--model"},           {"context", "--context"},     {"batch", "--batch"},
-      {"block_size", "--block-size"}, {"kv_dtype", "--kv-dtype"},   {"state_dtype", "--state-dtype"},
-      {"shared_prefix", "--shared-prefix"}, {"prompt_tokens", "--prompt-tokens"},
-      {"output_tokens", "--output-tokens"}, {"engine", "--engine"}, {"gpu", "--gpu"},
-      {"gpu_memory_utilization", "--gpu-memory-utilization"}, {"max_model_len", "--max-model-len"},
-      {"weight_dtype", "--weight-dtype"}, {"set", "--set"}};
+      {"model", "--model"},
+      {"context", "--context"},
+      {"batch", "--batch"},
+      {"block_size", "--block-size"},
+      {"kv_dtype", "--kv-dtype"},
+      {"state_dtype", "--state-dtype"},
+      {"shared_prefix", "--shared-prefix"},
+      {"prompt_tokens", "--prompt-tokens"},
+      {"output_tokens", "--output-tokens"},
+      {"engine", "--engine"},
+      {"gpu", "--gpu"},
+      {"gpu_memory_utilization", "--gpu-memory-utilization"},
+      {"max_model_len", "--max-model-len"},
+      {"weight_dtype", "--weight-dtype"},
+      {"set", "--set"}};
   for (const auto& [field, flag] : kFlags) {
     if (e.field != field) continue;
     e.message = flag + e.message.substr(e.field.size());
@@ -268,18 +292,22 @@ void print_report(const EstimateReport& r, std::ostream& out) {
   }
   out << "\n";
   if (r.kv.state_bytes_per_sequence != 0) {
-    out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence)
-        << " per sequence (" << r.state_dtype.name << ", constant in context)\n";
+    out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence) << " per sequence ("
+        << r.state_dtype.name << ", constant in context)\n";
   }
   out << "\nLayer groups:\n";
   out << "  " << pad("kind", 18) << pad("layers", 8) << pad("kv heads", 10) << pad("K/V dim", 10)
       << pad("window", 9) << pad("bytes/token", 13) << pad("kept tokens", 13) << "bytes/sequence\n";
   for (const GroupKv& g : r.kv.groups) {
     const LayerSpec& s = g.group.spec;
-    out << "  " << pad(layer_kind_label(s), 18) << pad(std::to_string(g.group.layer_indices.size()), 8)
+    out << "  " << pad(layer_kind_label(s), 18)
+        << pad(std::to_string(g.group.layer_indices.size()), 8)
         << pad(s.keeps_tokens() ? std::to_string(s.kv_heads) : "-", 10)
-        << pad(s.keeps_tokens() ? std::to_string(s.k_head_dim) + "/" + std::to_string(s.v_head_dim) : "-", 10)
-        << pad(s.windowed() ? with_commas(s.window_tokens) : "-", 9) << pad(with_commas(g.kv_bytes_per_token), 13)
+        << pad(s.keeps_tokens() ? std::to_string(s.k_head_dim) + "/" + std::to_string(s.v_head_dim)
+                                : "-",
+               10)
+        << pad(s.windowed() ? with_commas(s.window_tokens) : "-", 9)
+        << pad(with_commas(g.kv_bytes_per_token), 13)
         << pad(s.keeps_tokens() ? with_commas(g.kept_tokens_per_sequence) : "-", 13)
         << with_commas(g.kv_bytes_per_sequence) << "\n";
   }
@@ -290,11 +318,13 @@ void print_report(const EstimateReport& r, std::ostream& out) {
   if (r.has_projections) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.1f",
-                  r.projections.with_cache == 0 ? 0.0
-                                                : static_cast<double>(r.projections.without_cache) /
-                                                      static_cast<double>(r.projections.with_cache));
-    out << "\nWhy a cache: " << with_commas(r.prompt_tokens) << " prompt + " << with_commas(r.output_tokens)
-        << " generated tokens need " << with_commas(r.projections.without_cache)
+                  r.projections.with_cache == 0
+                      ? 0.0
+                      : static_cast<double>(r.projections.without_cache) /
+                            static_cast<double>(r.projections.with_cache));
+    out << "\nWhy a cache: " << with_commas(r.prompt_tokens) << " prompt + "
+        << with_commas(r.output_tokens) << " generated tokens need "
+        << with_commas(r.projections.without_cache)
         << " K/V projections per layer without a cache, " << with_commas(r.projections.with_cache)
         << " with one (" << ratio << "x fewer).\n";
   }
@@ -308,8 +338,8 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
                  const FileReader& read_file) {
   Flags flags;
   const std::vector<std::string> value_flags = {
-      "--model", "--config", "--kv-dtype", "--state-dtype", "--context", "--batch",
-      "--block-size", "--shared-prefix", "--prompt-tokens", "--output-tokens"};
+      "--model", "--config",     "--kv-dtype",      "--state-dtype",   "--context",
+      "--batch", "--block-size", "--shared-prefix", "--prompt-tokens", "--output-tokens"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags)) return fail_usage(out, err, json, *u);
   if (flags.help) {
@@ -347,27 +377,31 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
 
 void print_plan(const PlanReport& p, std::ostream& out) {
   const EstimateReport& e = p.estimate;
-  out << "kvscope plan: " << e.model_name << " on " << (p.kv_memory_given ? "a given KV budget" : p.gpu_name)
-      << ", engine " << p.engine << ", KV " << e.kv_dtype.name << ", weights " << p.weight_dtype.name << "\n\n";
-  out << "  weights            " << bytes_line(p.weights_bytes) << " (" << with_commas(p.params.total)
-      << " parameters)\n";
+  out << "kvscope plan: " << e.model_name << " on "
+      << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
+      << ", KV " << e.kv_dtype.name << ", weights " << p.weight_dtype.name << "\n\n";
+  out << "  weights            " << bytes_line(p.weights_bytes) << " ("
+      << with_commas(p.params.total) << " parameters)\n";
   if (!p.kv_memory_given) {
     out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
     if (p.engine == "vllm") {
-      out << "  requested          " << bytes_line(p.requested_bytes) << " (gpu_memory_utilization)\n";
+      out << "  requested          " << bytes_line(p.requested_bytes)
+          << " (gpu_memory_utilization)\n";
       out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
       out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
     }
   }
   out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
   out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
-  if (p.num_blocks != 0) out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
+  if (p.num_blocks != 0)
+    out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
   out << "\n";
   char concurrency[32];
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
-  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need " << bytes_line(p.kv_bytes_needed)
-      << "\n";
-  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len) << " tokens\n";
+  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
+      << bytes_line(p.kv_bytes_needed) << "\n";
+  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
+      << " tokens\n";
   out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
   if (!p.starts) {
@@ -381,13 +415,35 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   }
 }
 
-int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const FileReader& read_file) {
+int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             const FileReader& read_file) {
   Flags flags;
-  const std::vector<std::string> value_flags = {
-      "--model", "--config", "--gpu", "--gpu-memory", "--kv-memory", "--gpus", "--tp", "--pp", "--engine",
-      "--gpu-memory-utilization", "--max-model-len", "--block-size", "--max-num-batched-tokens",
-      "--mem-fraction-static", "--free-gpu-memory-fraction", "--context", "--parallel", "--ubatch", "--kv-dtype",
-      "--weight-dtype", "--weights-bytes", "--activation-bytes", "--non-torch-bytes", "--overhead", "--batch", "--set"};
+  const std::vector<std::string> value_flags = {"--model",
+                                                "--config",
+                                                "--gpu",
+                                                "--gpu-memory",
+                                                "--kv-memory",
+                                                "--gpus",
+                                                "--tp",
+                                                "--pp",
+                                                "--engine",
+                                                "--gpu-memory-utilization",
+                                                "--max-model-len",
+                                                "--block-size",
+                                                "--max-num-batched-tokens",
+                                                "--mem-fraction-static",
+                                                "--free-gpu-memory-fraction",
+                                                "--context",
+                                                "--parallel",
+                                                "--ubatch",
+                                                "--kv-dtype",
+                                                "--weight-dtype",
+                                                "--weights-bytes",
+                                                "--activation-bytes",
+                                                "--non-torch-bytes",
+                                                "--overhead",
+                                                "--batch",
+                                                "--set"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags, {"--disable-hybrid-kv-cache-manager"})) {
     return fail_usage(out, err, json, *u);
@@ -417,8 +473,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return fail_usage(out, err, json, *u);
   }
   const std::pair<const char*, uint64_t*> sizes[] = {
-      {"--gpu-memory", &in.gpu_memory_bytes}, {"--kv-memory", &in.kv_memory_bytes},
-      {"--weights-bytes", &in.weights_bytes}, {"--activation-bytes", &in.activation_bytes},
+      {"--gpu-memory", &in.gpu_memory_bytes},     {"--kv-memory", &in.kv_memory_bytes},
+      {"--weights-bytes", &in.weights_bytes},     {"--activation-bytes", &in.activation_bytes},
       {"--non-torch-bytes", &in.non_torch_bytes}, {"--overhead", &in.overhead_bytes}};
   for (const auto& [flag, target] : sizes) {
     if (auto u = parse_size(flags, flag, *target)) return fail_usage(out, err, json, *u);
@@ -427,16 +483,21 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return fail_usage(out, err, json, *u);
   }
   // Parts of the plan contract that later work adds; refused rather than ignored.
-  for (const auto& [flag, count] : {std::pair<const char*, uint64_t>{"--gpus", gpus}, {"--tp", tp}, {"--pp", pp}}) {
-    if (count != 1) return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
+  for (const auto& [flag, count] :
+       {std::pair<const char*, uint64_t>{"--gpus", gpus}, {"--tp", tp}, {"--pp", pp}}) {
+    if (count != 1)
+      return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
   }
-  for (const char* flag : {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
-    if (flags.has(flag)) return fail_usage(out, err, json, {flag, "belongs to an engine profile not available yet"});
+  for (const char* flag :
+       {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
+    if (flags.has(flag))
+      return fail_usage(out, err, json, {flag, "belongs to an engine profile not available yet"});
   }
   for (const std::string& set : flags.sets) {
     const size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return fail_usage(out, err, json, {"--set", "expected FIELD=VALUE, got " + quote_user_text(set)});
+      return fail_usage(out, err, json,
+                        {"--set", "expected FIELD=VALUE, got " + quote_user_text(set)});
     }
     in.overrides.emplace_back(set.substr(0, eq), set.substr(eq + 1));
   }
@@ -461,7 +522,8 @@ int run_list(const std::string& command, const std::vector<std::string>& args, s
       return 0;
     }
     out << pad("id", 28) << pad("name", 34) << "source\n";
-    for (const ModelEntry& m : model_catalog()) out << pad(m.id, 28) << pad(m.name, 34) << m.source << "\n";
+    for (const ModelEntry& m : model_catalog())
+      out << pad(m.id, 28) << pad(m.name, 34) << m.source << "\n";
   } else if (command == "gpus") {
     if (json) {
       out << gpu_catalog_to_json() << "\n";
@@ -470,9 +532,10 @@ int run_list(const std::string& command, const std::vector<std::string>& args, s
     out << pad("id", 18) << pad("name", 30) << pad("memory (reported)", 32) << "bandwidth\n";
     for (const GpuEntry& g : gpu_catalog()) {
       char bw[32];
-      std::snprintf(bw, sizeof bw, "%.2f TB/s", static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
-      out << pad(g.id, 18) << pad(g.name, 30) << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32)
-          << bw << "\n";
+      std::snprintf(bw, sizeof bw, "%.2f TB/s",
+                    static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
+      out << pad(g.id, 18) << pad(g.name, 30)
+          << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32) << bw << "\n";
     }
   } else {
     if (json) {
@@ -505,7 +568,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   if (args[0] == "estimate") return run_estimate(args, out, err, read_file);
   if (args[0] == "plan") return run_plan(args, out, err, read_file);
-  if (args[0] == "models" || args[0] == "gpus" || args[0] == "dtypes") return run_list(args[0], args, out, err);
+  if (args[0] == "models" || args[0] == "gpus" || args[0] == "dtypes")
+    return run_list(args[0], args, out, err);
   err << "kvscope: error: command: unknown command " << quote_user_text(args[0])
       << " (expected estimate, plan, models, gpus or dtypes)\n";
   return 2;

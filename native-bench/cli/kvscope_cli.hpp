@@ -9,7 +9,8 @@
 namespace kvscope::cli {
 
 // Reads a file; returns false and sets `error` when it cannot.
-using FileReader = std::function<bool(const std::string& path, std::string& content, std::string& error)>;
+using FileReader =
+    std::function<bool(const std::string& path, std::string& content, std::string& error)>;
 
 // Runs `kvscope <args...>` (args exclude the program name). Returns the exit status:
 // 0 success, 2 bad input (one line on `err` naming the field).

@@ -1,11 +1,11 @@
 // The kvscope CLI contract, run in-process: flags, JSON keys, exit statuses and error lines.
+#include "kvscope_cli.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "kvscope_cli.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -24,7 +24,8 @@ const std::map<std::string, std::string>& files() {
                         "torch_dtype": "bfloat16"})"},
       {"broken.json", R"({"num_hidden_layers": 32,)"},
       {"empty.json", ""},
-      {"zero_heads.json", R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 0})"},
+      {"zero_heads.json",
+       R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 0})"},
   };
   return f;
 }
@@ -32,15 +33,16 @@ const std::map<std::string, std::string>& files() {
 CliRun kvscope(std::vector<std::string> args) {
   std::ostringstream out, err;
   CliRun r;
-  r.status = run(args, out, err, [](const std::string& path, std::string& content, std::string& error) {
-    const auto it = files().find(path);
-    if (it == files().end()) {
-      error = "cannot open file";
-      return false;
-    }
-    content = it->second;
-    return true;
-  });
+  r.status =
+      run(args, out, err, [](const std::string& path, std::string& content, std::string& error) {
+        const auto it = files().find(path);
+        if (it == files().end()) {
+          error = "cannot open file";
+          return false;
+        }
+        content = it->second;
+        return true;
+      });
   r.out = out.str();
   r.err = err.str();
   return r;
@@ -53,8 +55,9 @@ nlohmann::json json_of(const CliRun& r) {
 }
 
 TEST(Cli, EstimateJsonHasTheContractKeys) {
-  const CliRun r = kvscope({"estimate", "--model", "llama-2-7b", "--context", "4096", "--batch", "3",
-                         "--block-size", "16", "--prompt-tokens", "5", "--output-tokens", "64", "--json"});
+  const CliRun r =
+      kvscope({"estimate", "--model", "llama-2-7b", "--context", "4096", "--batch", "3",
+               "--block-size", "16", "--prompt-tokens", "5", "--output-tokens", "64", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty());
   const nlohmann::json j = json_of(r);
@@ -65,14 +68,16 @@ TEST(Cli, EstimateJsonHasTheContractKeys) {
   EXPECT_EQ(j["kv_projections_without_cache"], 2336u);
   EXPECT_EQ(j["kv_projections_with_cache"], 68u);
   ASSERT_TRUE(j["layer_groups"].is_array());
-  EXPECT_EQ(j["layer_groups"][0]["kv_bytes_per_token_formula"], "2 × 32 × 32 × 128 × 2 = 524,288 bytes");
+  EXPECT_EQ(j["layer_groups"][0]["kv_bytes_per_token_formula"],
+            "2 × 32 × 32 × 128 × 2 = 524,288 bytes");
   EXPECT_TRUE(j["assumptions"].is_array());
   EXPECT_EQ(j["input"]["kv_dtype"], "fp16");
   EXPECT_EQ(j["input"]["block_size_tokens"], 16u);
 }
 
 TEST(Cli, EstimateFromConfigFileWithSuffixedContext) {
-  const CliRun r = kvscope({"estimate", "--config", "good.json", "--context=128k", "--kv-dtype", "fp8", "--json"});
+  const CliRun r = kvscope(
+      {"estimate", "--config", "good.json", "--context=128k", "--kv-dtype", "fp8", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = json_of(r);
   EXPECT_EQ(j["input"]["context_tokens"], 131072u);
@@ -84,7 +89,8 @@ TEST(Cli, EstimateFromConfigFileWithSuffixedContext) {
 TEST(Cli, ReadableReportShowsBothUnitsAndTheFormula) {
   const CliRun r = kvscope({"estimate", "--model", "llama-3.1-8b", "--context", "131072"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("17,179,869,184 bytes = 17.180 GB = 16.000 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("17,179,869,184 bytes = 17.180 GB = 16.000 GiB"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("2 × 32 × 8 × 128 × 2 = 131,072 bytes"), std::string::npos) << r.out;
 }
 
@@ -121,16 +127,26 @@ TEST_P(CliBadInput, ExitsTwoWithOneLineNamingTheField) {
 INSTANTIATE_TEST_SUITE_P(
     All, CliBadInput,
     ::testing::Values(
-        BadRun{"negative_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "-3"}, "--batch"},
+        BadRun{
+            "negative_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "-3"}, "--batch"},
         BadRun{"zero_batch", {"estimate", "--model", "llama-3.1-8b", "--batch", "0"}, "--batch"},
-        BadRun{"word_context", {"estimate", "--model", "llama-3.1-8b", "--context", "lots"}, "--context"},
-        BadRun{"huge_context", {"estimate", "--model", "llama-3.1-8b", "--context", "1000000000000000"}, "--context"},
-        BadRun{"overflowing_number", {"estimate", "--model", "llama-3.1-8b", "--context", "99999999999999999999"},
+        BadRun{"word_context",
+               {"estimate", "--model", "llama-3.1-8b", "--context", "lots"},
                "--context"},
-        BadRun{"unknown_dtype", {"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "fp7"}, "--kv-dtype"},
+        BadRun{"huge_context",
+               {"estimate", "--model", "llama-3.1-8b", "--context", "1000000000000000"},
+               "--context"},
+        BadRun{"overflowing_number",
+               {"estimate", "--model", "llama-3.1-8b", "--context", "99999999999999999999"},
+               "--context"},
+        BadRun{"unknown_dtype",
+               {"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "fp7"},
+               "--kv-dtype"},
         BadRun{"unknown_model", {"estimate", "--model", "llama-9"}, "--model"},
         BadRun{"no_model", {"estimate", "--context", "10"}, "--model"},
-        BadRun{"both_sources", {"estimate", "--model", "llama-2-7b", "--config", "good.json"}, "--model"},
+        BadRun{"both_sources",
+               {"estimate", "--model", "llama-2-7b", "--config", "good.json"},
+               "--model"},
         BadRun{"missing_file", {"estimate", "--config", "nope.json"}, "--config"},
         BadRun{"empty_file", {"estimate", "--config", "empty.json"}, "--config"},
         BadRun{"broken_json", {"estimate", "--config", "broken.json"}, "config"},
@@ -138,20 +154,33 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"unknown_flag", {"estimate", "--model", "llama-2-7b", "--contxt", "5"}, "--contxt"},
         BadRun{"missing_value", {"estimate", "--model"}, "--model"},
         BadRun{"repeated_flag", {"estimate", "--model", "a", "--model", "b"}, "--model"},
-        BadRun{"prefix_over_context", {"estimate", "--model", "llama-2-7b", "--context", "10", "--shared-prefix", "11"},
+        BadRun{"prefix_over_context",
+               {"estimate", "--model", "llama-2-7b", "--context", "10", "--shared-prefix", "11"},
                "--shared-prefix"},
-        BadRun{"output_without_prompt", {"estimate", "--model", "llama-2-7b", "--output-tokens", "5"}, "--prompt-tokens"},
+        BadRun{"output_without_prompt",
+               {"estimate", "--model", "llama-2-7b", "--output-tokens", "5"},
+               "--prompt-tokens"},
         BadRun{"unknown_command", {"estimat"}, "command"},
-        BadRun{"plan_utilization_zero", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "0"},
+        BadRun{"plan_utilization_zero",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "0"},
                "--gpu-memory-utilization"},
-        BadRun{"plan_utilization_high", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "1.2"},
+        BadRun{"plan_utilization_high",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--gpu-memory-utilization", "1.2"},
                "--gpu-memory-utilization"},
-        BadRun{"plan_bad_size", {"plan", "--model", "llama-2-7b", "--gpu-memory", "24 gigs"}, "--gpu-memory"},
+        BadRun{"plan_bad_size",
+               {"plan", "--model", "llama-2-7b", "--gpu-memory", "24 gigs"},
+               "--gpu-memory"},
         BadRun{"plan_no_memory", {"plan", "--model", "llama-2-7b"}, "--gpu"},
         BadRun{"plan_unknown_gpu", {"plan", "--model", "llama-2-7b", "--gpu", "h1000"}, "--gpu"},
-        BadRun{"plan_tp_not_yet", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "2"}, "--tp"},
-        BadRun{"plan_engine_not_yet", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "sglang"}, "--engine"},
-        BadRun{"plan_bad_set", {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"}, "--set"}),
+        BadRun{"plan_tp_not_yet",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "2"},
+               "--tp"},
+        BadRun{"plan_engine_not_yet",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "sglang"},
+               "--engine"},
+        BadRun{"plan_bad_set",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"},
+               "--set"}),
     [](const ::testing::TestParamInfo<BadRun>& info) { return info.param.name; });
 
 TEST(Cli, JsonErrorsAlsoGoToStdout) {
@@ -165,16 +194,19 @@ TEST(Cli, JsonErrorsAlsoGoToStdout) {
 TEST(Cli, ConfigErrorsNameTheFile) {
   const CliRun r = kvscope({"estimate", "--config", "zero_heads.json"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "kvscope: error: num_attention_heads: must be at least 1, got 0 (in \"zero_heads.json\")\n");
+  EXPECT_EQ(
+      r.err,
+      "kvscope: error: num_attention_heads: must be at least 1, got 0 (in \"zero_heads.json\")\n");
 }
 
 TEST(Cli, PlanJsonHasTheContractKeys) {
-  const CliRun r = kvscope({"plan", "--model", "llama-3.1-8b", "--gpu-memory", "24GB", "--max-model-len", "128k",
-                            "--engine", "vllm", "--json"});
+  const CliRun r = kvscope({"plan", "--model", "llama-3.1-8b", "--gpu-memory", "24GB",
+                            "--max-model-len", "128k", "--engine", "vllm", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = json_of(r);
-  for (const char* key : {"weights_bytes", "kv_pool_bytes", "kv_pool_tokens", "kv_bytes_total", "max_concurrency",
-                          "max_context", "starts", "startup_error", "max_model_len_that_fits", "roofline"}) {
+  for (const char* key :
+       {"weights_bytes", "kv_pool_bytes", "kv_pool_tokens", "kv_bytes_total", "max_concurrency",
+        "max_context", "starts", "startup_error", "max_model_len_that_fits", "roofline"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["starts"], false);
@@ -182,8 +214,8 @@ TEST(Cli, PlanJsonHasTheContractKeys) {
 }
 
 TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
-  const CliRun r = kvscope({"plan", "--model", "llama-2-7b", "--engine", "plain", "--gpu-memory", "80GB",
-                            "--weights-bytes", "13.5GB", "--max-model-len", "4096", "--set",
+  const CliRun r = kvscope({"plan", "--model", "llama-2-7b", "--engine", "plain", "--gpu-memory",
+                            "80GB", "--weights-bytes", "13.5GB", "--max-model-len", "4096", "--set",
                             "num_key_value_heads=8", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(json_of(r)["max_concurrency"], 123.0);

@@ -26,10 +26,27 @@ TEST(Catalog, AtLeastThirtyModelsAllImportWithASource) {
 }
 
 TEST(Catalog, CoversTheFamiliesUsersAskFor) {
-  for (const char* id : {"llama-2-7b", "llama-3.1-8b", "llama-3.2-1b", "llama-4-scout-17b-16e", "mistral-7b-v0.1",
-                         "mixtral-8x7b", "qwen2.5-7b", "qwen3-8b", "qwen3-30b-a3b", "qwen3-next-80b-a3b",
-                         "gemma-2-9b", "gemma-3-27b", "deepseek-v2-lite", "deepseek-v3", "gpt-oss-20b",
-                         "phi-3-mini-4k", "phi-4", "falcon-7b", "jamba-v0.1", "command-r", "yi-34b"}) {
+  for (const char* id : {"llama-2-7b",
+                         "llama-3.1-8b",
+                         "llama-3.2-1b",
+                         "llama-4-scout-17b-16e",
+                         "mistral-7b-v0.1",
+                         "mixtral-8x7b",
+                         "qwen2.5-7b",
+                         "qwen3-8b",
+                         "qwen3-30b-a3b",
+                         "qwen3-next-80b-a3b",
+                         "gemma-2-9b",
+                         "gemma-3-27b",
+                         "deepseek-v2-lite",
+                         "deepseek-v3",
+                         "gpt-oss-20b",
+                         "phi-3-mini-4k",
+                         "phi-4",
+                         "falcon-7b",
+                         "jamba-v0.1",
+                         "command-r",
+                         "yi-34b"}) {
     EXPECT_TRUE(find_model(id).ok) << id;
   }
 }

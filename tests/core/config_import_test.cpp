@@ -33,7 +33,8 @@ TEST(ConfigImport, KvHeadsAbsentMeansMha) {
   EXPECT_EQ(m.shape.layers[0].k_head_dim, 128u);
   EXPECT_EQ(m.shape.torch_dtype, "fp16");
   EXPECT_TRUE(has_assumption(m, "num_key_value_heads absent: MHA"));
-  EXPECT_TRUE(has_assumption(m, "head_dim absent: hidden_size / num_attention_heads = 4096 / 32 = 128"));
+  EXPECT_TRUE(
+      has_assumption(m, "head_dim absent: hidden_size / num_attention_heads = 4096 / 32 = 128"));
 }
 
 TEST(ConfigImport, ExplicitHeadDimWinsOverHiddenOverHeads) {
@@ -54,7 +55,7 @@ TEST(ConfigImport, SparseTextConfigUsesClassDefaultsAndPattern) {
   EXPECT_EQ(m.shape.layers.size(), 62u);
   EXPECT_EQ(m.shape.vocab_size, 262208u);
   EXPECT_EQ(m.shape.max_position_embeddings, 131072u);
-  EXPECT_EQ(m.shape.torch_dtype, "bf16");  // from the wrapper's top level
+  EXPECT_EQ(m.shape.torch_dtype, "bf16");                     // from the wrapper's top level
   EXPECT_EQ(count_kind(m.shape, AttentionKind::kFull), 10u);  // layers 5, 11, ..., 59
   EXPECT_EQ(m.shape.layers[5].attention, AttentionKind::kFull);
   EXPECT_EQ(m.shape.layers[4].window_tokens, 1024u);
@@ -183,7 +184,7 @@ TEST(ConfigImport, FalconRefinedWebOldNaming) {
 TEST(ConfigImport, ChatGlmNaming) {
   const ImportedModel m = import_fixture("chatglm_naming.json");
   EXPECT_EQ(m.shape.layers.size(), 28u);
-  EXPECT_EQ(m.shape.layers[0].kv_heads, 2u);  // multi_query_group_num
+  EXPECT_EQ(m.shape.layers[0].kv_heads, 2u);      // multi_query_group_num
   EXPECT_EQ(m.shape.layers[0].k_head_dim, 128u);  // kv_channels
   EXPECT_EQ(m.shape.vocab_size, 65024u);
   EXPECT_EQ(m.shape.max_position_embeddings, 32768u);
@@ -265,42 +266,63 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"not_json", "{\"model_type\": ", kInvalidJson, "config"},
         BadConfig{"empty", "", kInvalidJson, "config"},
         BadConfig{"array", "[1, 2]", kInvalidJson, "config"},
-        BadConfig{"no_layers", R"({"hidden_size": 64, "num_attention_heads": 4})", kMissingField, "num_hidden_layers"},
-        BadConfig{"zero_heads", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0})",
+        BadConfig{"no_layers", R"({"hidden_size": 64, "num_attention_heads": 4})", kMissingField,
+                  "num_hidden_layers"},
+        BadConfig{"zero_heads",
+                  R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0})",
                   kInvalidValue, "num_attention_heads"},
-        BadConfig{"negative_layers", R"({"hidden_size": 64, "num_hidden_layers": -2, "num_attention_heads": 4})",
+        BadConfig{"negative_layers",
+                  R"({"hidden_size": 64, "num_hidden_layers": -2, "num_attention_heads": 4})",
                   kInvalidValue, "num_hidden_layers"},
-        BadConfig{"string_layers", R"({"hidden_size": 64, "num_hidden_layers": "32", "num_attention_heads": 4})",
+        BadConfig{"string_layers",
+                  R"({"hidden_size": 64, "num_hidden_layers": "32", "num_attention_heads": 4})",
                   kInvalidValue, "num_hidden_layers"},
-        BadConfig{"fraction_heads", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2.5})",
+        BadConfig{"fraction_heads",
+                  R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2.5})",
                   kInvalidValue, "num_attention_heads"},
-        BadConfig{"million_layers", R"({"hidden_size": 64, "num_hidden_layers": 1000000, "num_attention_heads": 4})",
+        BadConfig{"million_layers",
+                  R"({"hidden_size": 64, "num_hidden_layers": 1000000, "num_attention_heads": 4})",
                   kOutOfRange, "num_hidden_layers"},
-        BadConfig{"huge_heads", llama_with(R"(, "num_key_value_heads": 1e300)"), kInvalidValue, "num_key_value_heads"},
-        BadConfig{"zero_kv_heads", llama_with(R"(, "num_key_value_heads": 0)"), kInvalidValue, "num_key_value_heads"},
-        BadConfig{"indivisible_head_dim", R"({"hidden_size": 100, "num_hidden_layers": 2, "num_attention_heads": 3})",
+        BadConfig{"huge_heads", llama_with(R"(, "num_key_value_heads": 1e300)"), kInvalidValue,
+                  "num_key_value_heads"},
+        BadConfig{"zero_kv_heads", llama_with(R"(, "num_key_value_heads": 0)"), kInvalidValue,
+                  "num_key_value_heads"},
+        BadConfig{"indivisible_head_dim",
+                  R"({"hidden_size": 100, "num_hidden_layers": 2, "num_attention_heads": 3})",
                   kInvalidValue, "head_dim"},
         BadConfig{"unknown_layer_type",
-                  llama_with(R"(, "num_hidden_layers": 2, "layer_types": ["full_attention", "<script>"])"),
+                  llama_with(
+                      R"(, "num_hidden_layers": 2, "layer_types": ["full_attention", "<script>"])"),
                   kUnsupported, "layer_types[1]"},
-        BadConfig{"layer_types_length", llama_with(R"(, "layer_types": ["full_attention"])"), kInvalidValue,
-                  "layer_types"},
-        BadConfig{"sliding_without_window",
-                  R"({"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "layer_types": ["sliding_attention"]})",
-                  kMissingField, "sliding_window"},
-        BadConfig{"bad_window", llama_with(R"(, "sliding_window": -4096)"), kInvalidValue, "sliding_window"},
-        BadConfig{"mla_without_rope", llama_with(R"(, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "v_head_dim": 128)"),
-                  kMissingField, "qk_rope_head_dim"},
-        BadConfig{"unknown_torch_dtype", llama_with(R"(, "torch_dtype": "float7")"), kUnsupported, "torch_dtype"},
-        BadConfig{"text_config_zero_heads",
-                  R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "num_attention_heads": 0}})",
-                  kInvalidValue, "text_config.num_attention_heads"},
-        BadConfig{"hybrid_pattern_length", llama_with(R"(, "model_type": "nemotron_h", "hybrid_override_pattern": "M*")"),
+        BadConfig{"layer_types_length", llama_with(R"(, "layer_types": ["full_attention"])"),
+                  kInvalidValue, "layer_types"},
+        BadConfig{
+            "sliding_without_window",
+            R"({"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "layer_types": ["sliding_attention"]})",
+            kMissingField, "sliding_window"},
+        BadConfig{"bad_window", llama_with(R"(, "sliding_window": -4096)"), kInvalidValue,
+                  "sliding_window"},
+        BadConfig{
+            "mla_without_rope",
+            llama_with(R"(, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "v_head_dim": 128)"),
+            kMissingField, "qk_rope_head_dim"},
+        BadConfig{"unknown_torch_dtype", llama_with(R"(, "torch_dtype": "float7")"), kUnsupported,
+                  "torch_dtype"},
+        BadConfig{
+            "text_config_zero_heads",
+            R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "num_attention_heads": 0}})",
+            kInvalidValue, "text_config.num_attention_heads"},
+        BadConfig{"hybrid_pattern_length",
+                  llama_with(R"(, "model_type": "nemotron_h", "hybrid_override_pattern": "M*")"),
                   kInvalidValue, "hybrid_override_pattern"},
-        BadConfig{"jamba_missing_mamba", R"({"model_type": "x", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "layers_block_type": ["mamba", "attention"]})",
-                  kMissingField, "mamba_d_state"},
-        BadConfig{"block_configs", llama_with(R"(, "block_configs": [{}])"), kUnsupported, "block_configs"},
-        BadConfig{"encoder_decoder", llama_with(R"(, "is_encoder_decoder": true)"), kUnsupported, "is_encoder_decoder"}),
+        BadConfig{
+            "jamba_missing_mamba",
+            R"({"model_type": "x", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "layers_block_type": ["mamba", "attention"]})",
+            kMissingField, "mamba_d_state"},
+        BadConfig{"block_configs", llama_with(R"(, "block_configs": [{}])"), kUnsupported,
+                  "block_configs"},
+        BadConfig{"encoder_decoder", llama_with(R"(, "is_encoder_decoder": true)"), kUnsupported,
+                  "is_encoder_decoder"}),
     [](const ::testing::TestParamInfo<BadConfig>& info) { return info.param.name; });
 
 TEST(ConfigImport, HostileStringsAreQuotedAndBounded) {

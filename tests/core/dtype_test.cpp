@@ -27,7 +27,7 @@ TEST(Dtype, ByteCostsPerHeadOf128Values) {
   EXPECT_EQ(head_bytes("bf16", 128), 256u);
   EXPECT_EQ(head_bytes("fp8", 128), 128u);
   EXPECT_EQ(head_bytes("fp8_e5m2", 128), 128u);
-  EXPECT_EQ(head_bytes("int8", 128), 128u);  // per-tensor scale: nothing per value
+  EXPECT_EQ(head_bytes("int8", 128), 128u);                 // per-tensor scale: nothing per value
   EXPECT_EQ(head_bytes("int8_per_token_head", 128), 132u);  // + fp32 scale per token per head
   EXPECT_EQ(head_bytes("fp8_per_token_head", 128), 132u);
   EXPECT_EQ(head_bytes("int4", 128), 64u);
@@ -43,8 +43,10 @@ TEST(Dtype, ByteCostsPerHeadOf128Values) {
 // llama.cpp's worked example (engine-formulas.md §3): Llama-3.1-8B, -c 8192, q8_0 K and V.
 TEST(Dtype, LlamaCppQ8_0CacheIs544MiBNot512) {
   const ModelShape llama31 = catalog_shape("llama-3.1-8b");
-  const Result<KvEstimate> f16 = estimate_kv(llama31, kv_dtype("f16"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
-  const Result<KvEstimate> q8 = estimate_kv(llama31, kv_dtype("q8_0"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
+  const Result<KvEstimate> f16 =
+      estimate_kv(llama31, kv_dtype("f16"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
+  const Result<KvEstimate> q8 =
+      estimate_kv(llama31, kv_dtype("q8_0"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
   ASSERT_TRUE(f16.ok && q8.ok);
   EXPECT_EQ(f16.value.kv_bytes_total, 1024u << 20);
   EXPECT_EQ(q8.value.kv_bytes_total, 544u << 20);
@@ -86,7 +88,8 @@ TEST(Dtype, ErrorsNameTheField) {
   EXPECT_EQ(unknown.error.message.rfind("kv_dtype: unknown KV cache dtype \"fp7\"", 0), 0u);
   const Result<Dtype> weight_only = parse_dtype("awq-int4", DtypeUse::kKv, "kv_dtype");
   EXPECT_FALSE(weight_only.ok);
-  const Result<Dtype> kv_only = parse_dtype("int8_per_token_head", DtypeUse::kWeight, "weight_dtype");
+  const Result<Dtype> kv_only =
+      parse_dtype("int8_per_token_head", DtypeUse::kWeight, "weight_dtype");
   EXPECT_FALSE(kv_only.ok);
   EXPECT_EQ(kv_only.error.field, "weight_dtype");
   EXPECT_FALSE(parse_dtype("gptq-int4:g7", DtypeUse::kWeight, "weight_dtype").ok);

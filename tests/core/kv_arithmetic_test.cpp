@@ -1,7 +1,8 @@
 // KV arithmetic: windows, chunks, MLA, recurrent state, paging, shared prefixes, overflow.
+#include "kvscope/kv_arithmetic.hpp"
+
 #include <gtest/gtest.h>
 
-#include "kvscope/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -62,7 +63,8 @@ TEST(KvArithmetic, RecurrentStateIsConstantInContext) {
   EXPECT_EQ(short_ctx.state_bytes_per_sequence, long_ctx.state_bytes_per_sequence);
   EXPECT_EQ(short_ctx.state_bytes_per_sequence, 28u * (8192 * 3 + 8192 * 16) * 2);
   EXPECT_EQ(long_ctx.kv_bytes_per_token, 4u * 2 * 8 * 128 * 2);  // 4 attention layers
-  EXPECT_EQ(long_ctx.kv_bytes_per_sequence - short_ctx.kv_bytes_per_sequence, 99000u * long_ctx.kv_bytes_per_token);
+  EXPECT_EQ(long_ctx.kv_bytes_per_sequence - short_ctx.kv_bytes_per_sequence,
+            99000u * long_ctx.kv_bytes_per_token);
   EXPECT_EQ(ok(jamba, {1000, 3, 0, 0}).kv_bytes_total, 3 * short_ctx.kv_bytes_per_sequence);
 }
 
@@ -122,11 +124,13 @@ TEST(KvArithmetic, HugeContextIsOutOfRangeNotWrapped) {
   EXPECT_EQ(r.error.code, kOutOfRange);
   EXPECT_EQ(r.error.field, "context");
   // 10^9 tokens is large but exact.
-  EXPECT_EQ(ok(catalog_shape("llama-3.1-8b"), {1000000000u, 1, 0, 0}).kv_bytes_per_sequence, 131072000000000u);
+  EXPECT_EQ(ok(catalog_shape("llama-3.1-8b"), {1000000000u, 1, 0, 0}).kv_bytes_per_sequence,
+            131072000000000u);
 }
 
 TEST(KvArithmetic, HugeBatchIsOutOfRange) {
-  const Result<KvEstimate> r = run(catalog_shape("llama-3.1-8b"), {131072, uint64_t{1} << 40, 0, 0});
+  const Result<KvEstimate> r =
+      run(catalog_shape("llama-3.1-8b"), {131072, uint64_t{1} << 40, 0, 0});
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.error.field, "batch");
 }

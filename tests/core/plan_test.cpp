@@ -1,8 +1,9 @@
 // Engine budgets and capacity: the seed articles' concurrency and start-up numbers from shapes,
 // and vLLM's printed figures from public logs (engine-formulas.md §1.4-1.7) reproduced.
+#include "kvscope/plan.hpp"
+
 #include <gtest/gtest.h>
 
-#include "kvscope/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -60,7 +61,8 @@ TEST(Plan, VllmRefusesLlama31At128kOnA24GBCard) {
   EXPECT_NEAR(static_cast<double>(p.weights_bytes) / 1e9, 16.06, 0.01);  // "about 16 GB"
   EXPECT_EQ(p.kv_bytes_needed, 16 * kGiB);
   EXPECT_FALSE(p.starts);
-  EXPECT_NE(p.startup_error.find("max seq len (131072), (16.0 GiB KV cache is needed"), std::string::npos)
+  EXPECT_NE(p.startup_error.find("max seq len (131072), (16.0 GiB KV cache is needed"),
+            std::string::npos)
       << p.startup_error;
   EXPECT_GT(p.max_model_len_that_fits, 0u);
   EXPECT_LT(p.max_model_len_that_fits, 131072u);
@@ -79,7 +81,8 @@ TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
   in.gpu_memory_utilization = 0.95;
   const PlanReport at_95 = plan_ok(in);
   EXPECT_EQ(at_95.kv_pool_bytes - at_90.kv_pool_bytes, 1'200'000'000u);
-  const int64_t tokens = static_cast<int64_t>(at_95.kv_pool_tokens) - static_cast<int64_t>(at_90.kv_pool_tokens);
+  const int64_t tokens =
+      static_cast<int64_t>(at_95.kv_pool_tokens) - static_cast<int64_t>(at_90.kv_pool_tokens);
   EXPECT_NEAR(static_cast<double>(tokens), 9155, 16);  // 1.2e9 / 131,072, in whole blocks of 16
 }
 
@@ -90,11 +93,13 @@ TEST(Plan, Fp8KvAndFourBitWeightsAreTheArticlesRemedies) {
   const PlanReport base = plan_ok(in);
   in.model.kv_dtype = "fp8";
   const PlanReport fp8 = plan_ok(in);
-  EXPECT_NEAR(static_cast<double>(fp8.kv_pool_tokens) / static_cast<double>(base.kv_pool_tokens), 2.0, 0.002);
+  EXPECT_NEAR(static_cast<double>(fp8.kv_pool_tokens) / static_cast<double>(base.kv_pool_tokens),
+              2.0, 0.002);
   in.model.kv_dtype = "auto";
   in.weight_dtype = "awq-int4";
   const PlanReport awq = plan_ok(in);
-  EXPECT_GT(awq.kv_pool_bytes - base.kv_pool_bytes, 10'000'000'000u);  // every GB saved goes to the pool
+  EXPECT_GT(awq.kv_pool_bytes - base.kv_pool_bytes,
+            10'000'000'000u);  // every GB saved goes to the pool
   EXPECT_LT(awq.max_model_len_that_fits, 131072u);
   in.model.kv_dtype = "fp8";
   EXPECT_TRUE(plan_ok(in).starts);  // both remedies together start at 128K
@@ -112,7 +117,9 @@ void expect_estimate_for_logged_budget(PlanInput in, double printed_gib, uint64_
   EXPECT_GE(high.max_model_len_that_fits, logged_estimate) << printed_gib;
   for (const PlanReport& p : {low, high}) {
     EXPECT_FALSE(p.starts);
-    EXPECT_NE(p.startup_error.find("(" + logged_needed + " GiB KV cache is needed"), std::string::npos) << p.startup_error;
+    EXPECT_NE(p.startup_error.find("(" + logged_needed + " GiB KV cache is needed"),
+              std::string::npos)
+        << p.startup_error;
   }
 }
 
@@ -126,8 +133,9 @@ TEST(Plan, VllmIssue25350StartupError) {
   in.kv_memory_bytes = uint64_t{7630} * 48 * 16384 + 8192;  // 7,630 blocks: prints as 5.59 GiB
   const PlanReport p = plan_ok(in);
   EXPECT_EQ(p.max_model_len_that_fits, 122080u);
-  EXPECT_NE(p.startup_error.find("available KV cache memory (5.59 GiB). Based on the available memory, the "
-                                 "estimated maximum model length is 122080."),
+  EXPECT_NE(p.startup_error.find(
+                "available KV cache memory (5.59 GiB). Based on the available memory, the "
+                "estimated maximum model length is 122080."),
             std::string::npos)
       << p.startup_error;
 }
@@ -152,7 +160,8 @@ TEST(Plan, VllmHybridGroupsGemma3) {
   in.disable_hybrid_kv_cache_manager = true;
   const PlanReport unified = plan_ok(in);
   EXPECT_EQ(unified.kv_pool_tokens, 84560u);
-  // Sliding groups need only their window per request, so concurrency exceeds tokens / max_model_len.
+  // Sliding groups need only their window per request, so concurrency exceeds tokens /
+  // max_model_len.
   EXPECT_GT(hybrid.max_concurrency, static_cast<double>(hybrid.kv_pool_tokens) / 131072);
 }
 

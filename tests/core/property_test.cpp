@@ -19,17 +19,23 @@ struct Scenario {
   std::string dtype;
 };
 
-const char* const kDtypes[] = {"fp32", "bf16", "fp8", "int8", "int8_per_token_head", "int4", "nvfp4", "q8_0", "q4_0"};
+const char* const kDtypes[] = {"fp32", "bf16",  "fp8",  "int8", "int8_per_token_head",
+                               "int4", "nvfp4", "q8_0", "q4_0"};
 
 Scenario random_scenario(std::mt19937_64& rng) {
-  auto pick = [&rng](uint64_t lo, uint64_t hi) { return std::uniform_int_distribution<uint64_t>(lo, hi)(rng); };
+  auto pick = [&rng](uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+  };
   Scenario s;
   const uint64_t layers = pick(1, 96);
   for (uint64_t i = 0; i < layers; ++i) {
     LayerSpec l;
     const uint64_t kind = pick(0, 9);
-    l.attention = kind < 5 ? AttentionKind::kFull : kind < 7 ? AttentionKind::kSlidingWindow
-                : kind < 8 ? AttentionKind::kChunked : kind < 9 ? AttentionKind::kMla : AttentionKind::kNone;
+    l.attention = kind < 5   ? AttentionKind::kFull
+                  : kind < 7 ? AttentionKind::kSlidingWindow
+                  : kind < 8 ? AttentionKind::kChunked
+                  : kind < 9 ? AttentionKind::kMla
+                             : AttentionKind::kNone;
     l.kv_heads = l.attention == AttentionKind::kMla ? 1 : static_cast<uint32_t>(pick(1, 64));
     l.k_head_dim = static_cast<uint32_t>(32 * pick(1, 8));
     l.v_head_dim = l.attention == AttentionKind::kMla ? 0 : static_cast<uint32_t>(32 * pick(1, 8));
@@ -69,7 +75,8 @@ TEST(Properties, BytesGrowWithContextUntilTheWindowsAreFull) {
     ASSERT_EQ(a.kv_bytes_per_token, b.kv_bytes_per_token) << i;
     // Strictly more when any layer keeps every token.
     bool has_full = false;
-    for (const LayerSpec& l : s.shape.layers) has_full = has_full || (l.keeps_tokens() && !l.windowed());
+    for (const LayerSpec& l : s.shape.layers)
+      has_full = has_full || (l.keeps_tokens() && !l.windowed());
     if (has_full) ASSERT_LT(a.kv_bytes_per_sequence, b.kv_bytes_per_sequence) << i;
   }
 }
@@ -84,9 +91,14 @@ TEST(Properties, BytesGrowWithHeadsDimsAndBytesPerValue) {
     for (LayerSpec& l : wider.layers) l.k_head_dim += 32;
     ASSERT_LE(base.kv_bytes_total, ok(more_heads, s.workload, s.dtype).kv_bytes_total) << i;
     ASSERT_LE(base.kv_bytes_per_token, ok(wider, s.workload, s.dtype).kv_bytes_per_token) << i;
-    if (base.kv_layers > 0) ASSERT_LT(base.kv_bytes_per_token, ok(wider, s.workload, s.dtype).kv_bytes_per_token);
-    ASSERT_LE(ok(s.shape, s.workload, "fp8").kv_bytes_total, ok(s.shape, s.workload, "bf16").kv_bytes_total) << i;
-    ASSERT_LE(ok(s.shape, s.workload, "bf16").kv_bytes_total, ok(s.shape, s.workload, "fp32").kv_bytes_total) << i;
+    if (base.kv_layers > 0)
+      ASSERT_LT(base.kv_bytes_per_token, ok(wider, s.workload, s.dtype).kv_bytes_per_token);
+    ASSERT_LE(ok(s.shape, s.workload, "fp8").kv_bytes_total,
+              ok(s.shape, s.workload, "bf16").kv_bytes_total)
+        << i;
+    ASSERT_LE(ok(s.shape, s.workload, "bf16").kv_bytes_total,
+              ok(s.shape, s.workload, "fp32").kv_bytes_total)
+        << i;
   }
 }
 

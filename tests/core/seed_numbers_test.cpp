@@ -16,8 +16,10 @@ using test::kv_dtype;
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 constexpr uint64_t kKiB = 1024;
 
-KvEstimate kv_at(const ModelShape& shape, const std::string& dtype, uint64_t context, uint64_t batch = 1) {
-  const Result<KvEstimate> r = estimate_kv(shape, kv_dtype(dtype), kv_dtype("bf16"), KvWorkload{context, batch, 0, 0});
+KvEstimate kv_at(const ModelShape& shape, const std::string& dtype, uint64_t context,
+                 uint64_t batch = 1) {
+  const Result<KvEstimate> r =
+      estimate_kv(shape, kv_dtype(dtype), kv_dtype("bf16"), KvWorkload{context, batch, 0, 0});
   EXPECT_TRUE(r.ok) << r.error.message;
   return r.value;
 }
@@ -46,7 +48,8 @@ TEST(SeedNumbers, PerSequenceLinearInContext) {
   // context -> GiB (x2 to keep 0.5 exact)
   const std::pair<uint64_t, uint64_t> table[] = {{4096, 1}, {8192, 2}, {32768, 8}, {131072, 32}};
   for (const auto& [context, half_gib] : table) {
-    EXPECT_EQ(kv_at(llama31, "bf16", context).kv_bytes_per_sequence * 2, half_gib * kGiB) << context;
+    EXPECT_EQ(kv_at(llama31, "bf16", context).kv_bytes_per_sequence * 2, half_gib * kGiB)
+        << context;
   }
 }
 
@@ -60,8 +63,9 @@ TEST(SeedNumbers, Llama2At4kIs2GiBAnd32kExceedsWeights) {
   const uint64_t at_4k = kv_at(llama2, "fp16", 4096).kv_bytes_per_sequence;
   EXPECT_EQ(at_4k, 2 * kGiB);
   EXPECT_NEAR(static_cast<double>(at_4k) / 1e9, 2.147, 0.0005);  // "about 2.1 GB"
-  const double article_weights_bytes = 13.5e9;                    // the article's fp16 weights
-  EXPECT_GT(static_cast<double>(kv_at(llama2, "fp16", 32768).kv_bytes_per_sequence), article_weights_bytes);
+  const double article_weights_bytes = 13.5e9;                   // the article's fp16 weights
+  EXPECT_GT(static_cast<double>(kv_at(llama2, "fp16", 32768).kv_bytes_per_sequence),
+            article_weights_bytes);
 }
 
 TEST(SeedNumbers, ConcurrencyOnAn80GBCardPlainArithmetic) {
@@ -74,11 +78,13 @@ TEST(SeedNumbers, ConcurrencyOnAn80GBCardPlainArithmetic) {
     double per_sequence_gb;
     uint64_t sequences;
   };
-  const Row rows[] = {{llama2, "fp16", 2.147, 30}, {gqa, "fp16", 0.537, 123}, {gqa, "int8", 0.268, 247}};
+  const Row rows[] = {
+      {llama2, "fp16", 2.147, 30}, {gqa, "fp16", 0.537, 123}, {gqa, "int8", 0.268, 247}};
   for (const Row& row : rows) {
     const uint64_t per_sequence = kv_at(row.shape, row.dtype, 4096).kv_bytes_per_sequence;
     EXPECT_NEAR(static_cast<double>(per_sequence) / 1e9, row.per_sequence_gb, 0.0005) << row.dtype;
-    EXPECT_EQ(static_cast<uint64_t>(std::floor(left / static_cast<double>(per_sequence))), row.sequences);
+    EXPECT_EQ(static_cast<uint64_t>(std::floor(left / static_cast<double>(per_sequence))),
+              row.sequences);
   }
 }
 
@@ -94,12 +100,14 @@ TEST(SeedNumbers, UtilizationRaiseBuysAbout9600Tokens) {
   const double freed_gb = (0.95 - 0.90) * 24e9;  // "about 1.2 GB"
   EXPECT_NEAR(freed_gb, 1.2e9, 1);
   EXPECT_EQ(static_cast<uint64_t>(1.2e9 / static_cast<double>(per_token)), 9155u);
-  EXPECT_EQ(static_cast<uint64_t>(1.2 * static_cast<double>(kGiB) / static_cast<double>(per_token)), 9830u);
+  EXPECT_EQ(static_cast<uint64_t>(1.2 * static_cast<double>(kGiB) / static_cast<double>(per_token)),
+            9830u);
 }
 
 TEST(SeedNumbers, Fp8HalvesBytesPerToken) {
   const ModelShape llama31 = catalog_shape("llama-3.1-8b");
-  EXPECT_EQ(kv_at(llama31, "fp8", 32768).kv_bytes_per_sequence * 2, kv_at(llama31, "bf16", 32768).kv_bytes_per_sequence);
+  EXPECT_EQ(kv_at(llama31, "fp8", 32768).kv_bytes_per_sequence * 2,
+            kv_at(llama31, "bf16", 32768).kv_bytes_per_sequence);
 }
 
 TEST(SeedNumbers, ProjectionsWithAndWithoutCache) {

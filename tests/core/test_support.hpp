@@ -27,7 +27,9 @@ inline ImportedModel import_ok(const std::string& json_text) {
   return r.value;
 }
 
-inline ImportedModel import_fixture(const std::string& name) { return import_ok(read_fixture(name)); }
+inline ImportedModel import_fixture(const std::string& name) {
+  return import_ok(read_fixture(name));
+}
 
 inline ModelShape catalog_shape(const std::string& id) {
   const Result<ModelEntry> entry = find_model(id);

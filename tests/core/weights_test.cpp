@@ -1,9 +1,10 @@
 // Parameter counts from shapes against the makers' published totals, and weight bytes per dtype.
+#include "kvscope/weights.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "kvscope/weights.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -32,12 +33,15 @@ TEST(Weights, WithinOnePercentOfEveryPublishedTotal) {
     ++checked;
     EXPECT_FALSE(m.params_source.empty()) << m.id;
     const ParameterCount p = params_of(m.id);
-    const double error = std::abs(static_cast<double>(p.total) / static_cast<double>(m.params_published) - 1);
-    EXPECT_LT(error, 0.01) << m.id << ": counted " << p.total << ", published " << m.params_published;
+    const double error =
+        std::abs(static_cast<double>(p.total) / static_cast<double>(m.params_published) - 1);
+    EXPECT_LT(error, 0.01) << m.id << ": counted " << p.total << ", published "
+                           << m.params_published;
     if (m.active_params_published != 0) {
       // Published "activated" figures are rounded and differ on whether embeddings count.
-      const double active_error =
-          std::abs(static_cast<double>(p.active_per_token) / static_cast<double>(m.active_params_published) - 1);
+      const double active_error = std::abs(static_cast<double>(p.active_per_token) /
+                                               static_cast<double>(m.active_params_published) -
+                                           1);
       EXPECT_LT(active_error, 0.2) << m.id << ": active " << p.active_per_token;
       EXPECT_LT(p.active_per_token, p.total) << m.id;
     }
@@ -46,9 +50,9 @@ TEST(Weights, WithinOnePercentOfEveryPublishedTotal) {
 }
 
 TEST(Weights, ExactCountsOfWellKnownCheckpoints) {
-  EXPECT_EQ(params_of("llama-2-7b").total, 6738415616u);    // safetensors total of Llama-2-7b-hf
-  EXPECT_EQ(params_of("llama-3.1-8b").total, 8030261248u);  // Meta-Llama-3.1-8B
-  EXPECT_EQ(params_of("mixtral-8x7b").total, 46702792704u); // Mixtral-8x7B-v0.1
+  EXPECT_EQ(params_of("llama-2-7b").total, 6738415616u);     // safetensors total of Llama-2-7b-hf
+  EXPECT_EQ(params_of("llama-3.1-8b").total, 8030261248u);   // Meta-Llama-3.1-8B
+  EXPECT_EQ(params_of("mixtral-8x7b").total, 46702792704u);  // Mixtral-8x7B-v0.1
 }
 
 TEST(Weights, DenseModelsReadEverythingButTheEmbeddingTable) {
@@ -60,7 +64,8 @@ TEST(Weights, DenseModelsReadEverythingButTheEmbeddingTable) {
 }
 
 TEST(Weights, Fp16WeightsOfLlama2AreAbout13Point5GB) {
-  const Result<WeightBytes> w = weight_bytes(params_of("llama-2-7b"), weight_dtype("fp16"), weight_dtype("fp16"));
+  const Result<WeightBytes> w =
+      weight_bytes(params_of("llama-2-7b"), weight_dtype("fp16"), weight_dtype("fp16"));
   ASSERT_TRUE(w.ok);
   EXPECT_EQ(w.value.total, 2u * 6738415616u);
   EXPECT_NEAR(static_cast<double>(w.value.total) / 1e9, 13.5, 0.05);  // article 1's "13.5 GB"
@@ -71,7 +76,8 @@ TEST(Weights, FourBitWeightsAreAboutAThirdOfBf16) {
   const Result<WeightBytes> bf16 = weight_bytes(p, weight_dtype("bf16"), weight_dtype("bf16"));
   const Result<WeightBytes> awq = weight_bytes(p, weight_dtype("awq-int4"), weight_dtype("bf16"));
   ASSERT_TRUE(bf16.ok && awq.ok);
-  EXPECT_NEAR(static_cast<double>(bf16.value.total) / 1e9, 16.06, 0.01);  // article 2's "about 16 GB"
+  EXPECT_NEAR(static_cast<double>(bf16.value.total) / 1e9, 16.06,
+              0.01);  // article 2's "about 16 GB"
   const double ratio = static_cast<double>(awq.value.total) / static_cast<double>(bf16.value.total);
   EXPECT_GT(ratio, 0.30);  // "about a third": embeddings and lm_head stay 16-bit
   EXPECT_LT(ratio, 0.40);

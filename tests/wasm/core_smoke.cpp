@@ -9,7 +9,8 @@ int main() {
   in.model_id = "llama-3.1-8b";
   in.context_tokens = 131072;
   const kvscope::Result<kvscope::EstimateReport> r = kvscope::estimate(in);
-  if (!r.ok || r.value.kv.kv_bytes_per_token != 131072 || r.value.kv.kv_bytes_per_sequence != (16ull << 30)) {
+  if (!r.ok || r.value.kv.kv_bytes_per_token != 131072 ||
+      r.value.kv.kv_bytes_per_sequence != (16ull << 30)) {
     std::printf("FAIL: %s\n", r.error.message.c_str());
     return 1;
   }
@@ -21,6 +22,7 @@ int main() {
     return 1;
   }
   std::printf("wasm core: %llu bytes per token, error path: %s\n",
-              static_cast<unsigned long long>(r.value.kv.kv_bytes_per_token), bad.error.message.c_str());
+              static_cast<unsigned long long>(r.value.kv.kv_bytes_per_token),
+              bad.error.message.c_str());
   return 0;
 }

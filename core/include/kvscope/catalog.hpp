@@ -12,8 +12,8 @@
 namespace kvscope {
 
 struct ModelEntry {
-  std::string id;      // lowercase, hyphenated: "llama-3.1-8b"
-  std::string name;    // "Llama 3.1 8B"
+  std::string id;    // lowercase, hyphenated: "llama-3.1-8b"
+  std::string name;  // "Llama 3.1 8B"
   std::string family;
   std::string hf_id;   // "meta-llama/Llama-3.1-8B"
   std::string source;  // where the config was read
@@ -28,11 +28,11 @@ struct GpuEntry {
   std::string id;  // "h100-sxm-80gb"
   std::string name;
   std::string vendor;
-  std::string memory_marketed;          // "80 GB HBM3"
-  uint64_t memory_bytes = 0;            // total as the device reports it
+  std::string memory_marketed;  // "80 GB HBM3"
+  uint64_t memory_bytes = 0;    // total as the device reports it
   std::string memory_bytes_source;
-  uint64_t bandwidth_bytes_per_s = 0;   // datasheet peak
-  double bf16_dense_flops = 0;          // datasheet dense peak, 0 when the chip has none
+  uint64_t bandwidth_bytes_per_s = 0;  // datasheet peak
+  double bf16_dense_flops = 0;         // datasheet dense peak, 0 when the chip has none
   double fp8_dense_flops = 0;
   std::string source;
   std::string note;

@@ -21,14 +21,14 @@ class CheckedU64 {
 
   friend CheckedU64 operator*(CheckedU64 a, CheckedU64 b) {
     CheckedU64 r;
-    r.overflowed_ = a.overflowed_ || b.overflowed_ ||
-                    __builtin_mul_overflow(a.value_, b.value_, &r.value_);
+    r.overflowed_ =
+        a.overflowed_ || b.overflowed_ || __builtin_mul_overflow(a.value_, b.value_, &r.value_);
     return r;
   }
   friend CheckedU64 operator+(CheckedU64 a, CheckedU64 b) {
     CheckedU64 r;
-    r.overflowed_ = a.overflowed_ || b.overflowed_ ||
-                    __builtin_add_overflow(a.value_, b.value_, &r.value_);
+    r.overflowed_ =
+        a.overflowed_ || b.overflowed_ || __builtin_add_overflow(a.value_, b.value_, &r.value_);
     return r;
   }
   CheckedU64& operator+=(CheckedU64 b) { return *this = *this + b; }

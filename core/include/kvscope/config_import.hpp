@@ -20,8 +20,9 @@ struct ImportedModel {
 
 // Applies `--set FIELD=VALUE` what-ifs to a config.json: VALUE is read as JSON (a bare word as a
 // string); FIELD without a dot goes to the language model of a multimodal wrapper.
-Result<std::string> apply_config_overrides(const std::string& config_json,
-                                           const std::vector<std::pair<std::string, std::string>>& overrides);
+Result<std::string> apply_config_overrides(
+    const std::string& config_json,
+    const std::vector<std::pair<std::string, std::string>>& overrides);
 
 // Parses config.json text. Never throws; errors name the field path ("text_config.head_dim").
 Result<ImportedModel> import_config(std::string_view json_text);

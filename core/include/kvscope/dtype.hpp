@@ -16,15 +16,15 @@ enum class DtypeUse { kKv, kWeight };
 // included), plus `row_scale_bits` once per row (a per-token-head scale). Rows are one head's
 // values for KV and one output channel for weights.
 struct Dtype {
-  std::string name;          // canonical spelling, as engines spell it ("fp8", "q8_0", "awq-int4:g128")
+  std::string name;  // canonical spelling, as engines spell it ("fp8", "q8_0", "awq-int4:g128")
   uint32_t block_values = 1;
   uint32_t block_bits = 16;
   uint32_t row_scale_bits = 0;
   bool for_kv = true;
   bool for_weights = true;
-  bool exact = true;         // false for mixtures quoted at an average bits per weight (GGUF *_k_m)
-  bool whole_file = false;   // a GGUF type: embeddings are quantized too
-  std::string description;   // one line: what it is and where the cost comes from
+  bool exact = true;        // false for mixtures quoted at an average bits per weight (GGUF *_k_m)
+  bool whole_file = false;  // a GGUF type: embeddings are quantized too
+  std::string description;  // one line: what it is and where the cost comes from
 };
 
 // Parses a KV or weight dtype spelling (case-insensitive, aliases accepted). `field` names the

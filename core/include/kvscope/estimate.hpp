@@ -14,23 +14,23 @@
 namespace kvscope {
 
 struct EstimateInput {
-  std::string model_id;            // catalogue id; when empty, config_json is used
-  std::string config_json;         // text of a config.json
-  std::string config_name;         // where config_json came from (shown, not read)
-  std::string kv_dtype = "auto";   // "auto" = the model's dtype, as vLLM's kv_cache_dtype=auto
+  std::string model_id;           // catalogue id; when empty, config_json is used
+  std::string config_json;        // text of a config.json
+  std::string config_name;        // where config_json came from (shown, not read)
+  std::string kv_dtype = "auto";  // "auto" = the model's dtype, as vLLM's kv_cache_dtype=auto
   std::string state_dtype = "auto";
-  uint64_t context_tokens = 0;     // 0 = the model's max_position_embeddings
+  uint64_t context_tokens = 0;  // 0 = the model's max_position_embeddings
   uint64_t batch = 1;
   uint64_t block_size_tokens = 0;  // 0 = unpaged
   uint64_t shared_prefix_tokens = 0;
-  uint64_t prompt_tokens = 0;      // both 0 = no projection count
+  uint64_t prompt_tokens = 0;  // both 0 = no projection count
   uint64_t output_tokens = 0;
 };
 
 struct EstimateReport {
-  std::string model_id;    // empty for a config file
+  std::string model_id;  // empty for a config file
   std::string model_name;
-  std::string source;      // catalogue source URL or the config's name
+  std::string source;  // catalogue source URL or the config's name
   ModelShape shape;
   std::vector<std::string> assumptions;
   Dtype kv_dtype;

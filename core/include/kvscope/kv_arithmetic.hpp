@@ -20,14 +20,15 @@ struct KvWorkload {
 
 struct GroupKv {
   LayerGroup group;
-  uint64_t kv_bytes_per_token_per_layer = 0;   // K + V (or the MLA latent) of one token, one layer
-  uint64_t kv_bytes_per_token = 0;             // × layers in the group
-  uint64_t kept_tokens_per_sequence = 0;       // tokens held at the context (windows applied)
-  uint64_t allocated_tokens_per_sequence = 0;  // whole blocks holding the kept tokens (peak for windows)
-  uint64_t state_bytes_per_sequence = 0;       // recurrent state, all layers of the group
-  uint64_t kv_bytes_per_sequence = 0;          // one sequence, unpaged, state included
-  uint64_t kv_bytes_total = 0;                 // batch, paging and shared prefix applied
-  uint64_t shared_prefix_bytes = 0;            // the part of the total stored once
+  uint64_t kv_bytes_per_token_per_layer = 0;  // K + V (or the MLA latent) of one token, one layer
+  uint64_t kv_bytes_per_token = 0;            // × layers in the group
+  uint64_t kept_tokens_per_sequence = 0;      // tokens held at the context (windows applied)
+  uint64_t allocated_tokens_per_sequence =
+      0;                                  // whole blocks holding the kept tokens (peak for windows)
+  uint64_t state_bytes_per_sequence = 0;  // recurrent state, all layers of the group
+  uint64_t kv_bytes_per_sequence = 0;     // one sequence, unpaged, state included
+  uint64_t kv_bytes_total = 0;            // batch, paging and shared prefix applied
+  uint64_t shared_prefix_bytes = 0;       // the part of the total stored once
 };
 
 struct KvEstimate {

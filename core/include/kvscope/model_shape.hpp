@@ -25,13 +25,13 @@ enum class MlpKind { kDense, kMoe, kNone };
 
 struct LayerSpec {
   AttentionKind attention = AttentionKind::kFull;
-  uint32_t kv_heads = 0;        // KV heads (1 for MLA)
-  uint32_t k_head_dim = 0;      // K values per head (the latent width for MLA)
-  uint32_t v_head_dim = 0;      // V values per head (0 for MLA: the latent serves both)
-  uint64_t window_tokens = 0;   // W for sliding, C for chunked, else 0
+  uint32_t kv_heads = 0;       // KV heads (1 for MLA)
+  uint32_t k_head_dim = 0;     // K values per head (the latent width for MLA)
+  uint32_t v_head_dim = 0;     // V values per head (0 for MLA: the latent serves both)
+  uint64_t window_tokens = 0;  // W for sliding, C for chunked, else 0
   StateKind state = StateKind::kNone;
-  uint64_t state_values = 0;    // recurrent state values per sequence (conv + ssm)
-  uint64_t mixer_params = 0;    // weights of the recurrent mixer (attention weights follow from dims)
+  uint64_t state_values = 0;  // recurrent state values per sequence (conv + ssm)
+  uint64_t mixer_params = 0;  // weights of the recurrent mixer (attention weights follow from dims)
   MlpKind mlp = MlpKind::kDense;
 
   bool keeps_tokens() const {
@@ -50,9 +50,9 @@ struct LayerSpec {
 };
 
 struct MoeShape {
-  uint32_t num_experts = 0;           // routed experts per MoE layer (0 = dense model)
-  uint32_t experts_per_token = 0;     // top-k
-  uint32_t shared_experts = 0;        // always-active experts per MoE layer
+  uint32_t num_experts = 0;        // routed experts per MoE layer (0 = dense model)
+  uint32_t experts_per_token = 0;  // top-k
+  uint32_t shared_experts = 0;     // always-active experts per MoE layer
   uint64_t expert_intermediate_size = 0;
   uint64_t shared_expert_intermediate_size = 0;  // per shared expert
 };
@@ -66,21 +66,22 @@ struct MlaShape {
 };
 
 struct ModelShape {
-  std::string model_type;            // config.json model_type of the language model
+  std::string model_type;  // config.json model_type of the language model
   uint64_t hidden_size = 0;
-  uint64_t intermediate_size = 0;    // dense MLP width
+  uint64_t intermediate_size = 0;  // dense MLP width
   uint64_t vocab_size = 0;
   uint64_t max_position_embeddings = 0;
   uint32_t num_attention_heads = 0;  // query heads
   uint32_t head_dim = 0;             // query/key head width of ordinary attention layers
   bool tie_word_embeddings = false;
-  bool gated_mlp = true;                    // SwiGLU-style gate, up and down (else up and down)
-  bool learned_position_embeddings = false; // GPT-2-style position table of max_position_embeddings
-  std::string torch_dtype = "bf16";  // compute dtype from config.json (what "auto" KV follows)
-  std::string weight_dtype = "bf16"; // storage of the weights (a quantization_config overrides)
+  bool gated_mlp = true;  // SwiGLU-style gate, up and down (else up and down)
+  bool learned_position_embeddings =
+      false;                          // GPT-2-style position table of max_position_embeddings
+  std::string torch_dtype = "bf16";   // compute dtype from config.json (what "auto" KV follows)
+  std::string weight_dtype = "bf16";  // storage of the weights (a quantization_config overrides)
   MoeShape moe;
-  MlaShape mla;                      // all zero unless the model uses MLA
-  std::vector<LayerSpec> layers;     // one entry per decoder layer, in order
+  MlaShape mla;                   // all zero unless the model uses MLA
+  std::vector<LayerSpec> layers;  // one entry per decoder layer, in order
 };
 
 // Layers with one cache layout, for per-group reports.
@@ -92,11 +93,13 @@ struct LayerGroup {
 // Groups layers by cache layout, in order of first appearance.
 std::vector<LayerGroup> group_layers(const ModelShape& shape);
 
-// Stable names used in JSON and the page: "full", "sliding_window", "chunked", "mla", "shared", "none".
+// Stable names used in JSON and the page: "full", "sliding_window", "chunked", "mla", "shared",
+// "none".
 const char* attention_kind_name(AttentionKind kind);
 // "", "mamba", "mamba2", "gated_delta_net", "linear_attention", "short_conv".
 const char* state_kind_name(StateKind kind);
-// One word for a group: the attention kind, "recurrent" for state-only layers, "<kind>+recurrent" for both.
+// One word for a group: the attention kind, "recurrent" for state-only layers, "<kind>+recurrent"
+// for both.
 std::string layer_kind_label(const LayerSpec& spec);
 
 }  // namespace kvscope

@@ -15,9 +15,9 @@
 namespace kvscope {
 
 struct PlanInput {
-  EstimateInput model;                  // model, KV dtype; context/batch size the workload line
+  EstimateInput model;  // model, KV dtype; context/batch size the workload line
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
-  std::string weight_dtype = "auto";    // "auto" = the checkpoint's format
+  std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
   uint64_t weights_bytes = 0;           // fixes the weights (0 = from the parameter count)
   std::string gpu_id;                   // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;        // a card of this total memory
@@ -28,9 +28,9 @@ struct PlanInput {
   uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
   uint64_t max_num_batched_tokens = 0;  // 0 = vLLM's `vllm serve` default for the card
   bool disable_hybrid_kv_cache_manager = false;
-  uint64_t activation_bytes = 0;        // vLLM profiled activation peak; 0 = estimated
-  uint64_t non_torch_bytes = 0;         // vLLM non-torch memory; 0 = estimated
-  uint64_t overhead_bytes = 0;          // plain: runtime overhead to deduct
+  uint64_t activation_bytes = 0;  // vLLM profiled activation peak; 0 = estimated
+  uint64_t non_torch_bytes = 0;   // vLLM non-torch memory; 0 = estimated
+  uint64_t overhead_bytes = 0;    // plain: runtime overhead to deduct
 };
 
 struct PlanReport {
@@ -42,7 +42,8 @@ struct PlanReport {
   ParameterCount params;
   Dtype weight_dtype;
   uint64_t weights_bytes = 0;
-  // Budget (vLLM: requested = memory x utilization; pool = requested - weights - activation - non-torch).
+  // Budget (vLLM: requested = memory x utilization; pool = requested - weights - activation -
+  // non-torch).
   uint64_t requested_bytes = 0;
   uint64_t activation_bytes = 0;
   uint64_t non_torch_bytes = 0;
@@ -52,15 +53,15 @@ struct PlanReport {
   uint64_t block_size_tokens = 0;
   uint64_t max_num_batched_tokens = 0;
   uint64_t num_blocks = 0;
-  uint64_t kv_pool_tokens = 0;          // the engine's own figure ("GPU KV cache size")
+  uint64_t kv_pool_tokens = 0;  // the engine's own figure ("GPU KV cache size")
   uint64_t max_model_len = 0;
-  uint64_t kv_bytes_needed = 0;         // one max_model_len request, as the engine counts it
-  double max_concurrency = 0;           // requests of max_model_len tokens, as the engine computes it
-  uint64_t max_context = 0;             // longest single sequence the pool holds
+  uint64_t kv_bytes_needed = 0;  // one max_model_len request, as the engine counts it
+  double max_concurrency = 0;    // requests of max_model_len tokens, as the engine computes it
+  uint64_t max_context = 0;      // longest single sequence the pool holds
   bool starts = false;
   std::string startup_error;
   uint64_t max_model_len_that_fits = 0;
-  std::vector<std::string> notes;       // how each figure was obtained
+  std::vector<std::string> notes;  // how each figure was obtained
 };
 
 Result<PlanReport> plan(const PlanInput& input);

@@ -19,6 +19,7 @@ std::string plan_to_json(const PlanReport& report);  // the estimate keys plus b
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();
 std::string gpu_catalog_to_json();
-std::string dtype_catalog_to_json();  // {"schema": "kvscope.dtypes/1", "kv": [...], "weight": [...]}
+std::string
+dtype_catalog_to_json();  // {"schema": "kvscope.dtypes/1", "kv": [...], "weight": [...]}
 
 }  // namespace kvscope

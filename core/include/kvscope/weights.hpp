@@ -36,6 +36,7 @@ struct WeightBytes {
 // Bytes of the weights in `weights`. Quantized formats (AWQ/GPTQ, fp8, int8, int4, nvfp4) cover
 // the linear layers only; embeddings, lm_head and norms stay in `unquantized` (the checkpoint's
 // dtype), as those toolkits store them. GGUF types (q8_0, q4_k_m, ...) apply to the whole file.
-Result<WeightBytes> weight_bytes(const ParameterCount& params, const Dtype& weights, const Dtype& unquantized);
+Result<WeightBytes> weight_bytes(const ParameterCount& params, const Dtype& weights,
+                                 const Dtype& unquantized);
 
 }  // namespace kvscope
