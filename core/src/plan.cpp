@@ -48,6 +48,11 @@ uint64_t largest_fitting(uint64_t lo, uint64_t hi, const std::function<bool(uint
   return lo;
 }
 
+// What a budget leaves after `used`, 0 when nothing is left.
+uint64_t left_after(uint64_t budget, CheckedU64 used) {
+  return used.overflowed() || used.value() >= budget ? 0 : budget - used.value();
+}
+
 // One vLLM KV-cache spec type and the layers that have it.
 struct VllmType {
   AttentionKind kind = AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked
@@ -102,15 +107,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const PlanInput& in) {
           ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
     }
     r.non_torch_bytes = in.non_torch_bytes != 0 ? in.non_torch_bytes : kVllmNonTorchBytes;
-    const CheckedU64 used = CheckedU64(r.weights_bytes) + r.activation_bytes + r.non_torch_bytes;
-    r.kv_pool_bytes = used.overflowed() || used.value() >= r.requested_bytes
-                          ? 0
-                          : r.requested_bytes - used.value();
-  }
-  r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
-  if (r.max_model_len == 0) {
-    return R::failure(make_error(kMissingField, "max_model_len",
-                                 "required: the config has no max_position_embeddings"));
+    r.kv_pool_bytes = left_after(
+        r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes + r.non_torch_bytes);
   }
   if (r.kv_pool_bytes == 0) {
     r.starts = false;
@@ -235,15 +233,8 @@ Result<PlanReport> plan_plain(PlanReport r, const PlanInput& in) {
   r.block_size_tokens = in.block_size_tokens;
   if (!r.kv_memory_given) {
     r.requested_bytes = r.gpu_memory_bytes;
-    const CheckedU64 used = CheckedU64(r.weights_bytes) + in.overhead_bytes;
-    r.kv_pool_bytes = used.overflowed() || used.value() >= r.gpu_memory_bytes
-                          ? 0
-                          : r.gpu_memory_bytes - used.value();
-  }
-  r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
-  if (r.max_model_len == 0) {
-    return R::failure(make_error(kMissingField, "max_model_len",
-                                 "required: the config has no max_position_embeddings"));
+    r.kv_pool_bytes =
+        left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + in.overhead_bytes);
   }
   auto bytes_at = [&](uint64_t len) -> CheckedU64 {
     const Result<KvEstimate> kv = estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype,
@@ -357,6 +348,12 @@ Result<PlanReport> plan(const PlanInput& in) {
     r.kv_memory_given = true;
     r.kv_pool_bytes = in.kv_memory_bytes;
     r.notes.push_back("KV memory given: the engine's budget arithmetic is bypassed");
+  }
+  r.max_model_len =
+      in.max_model_len != 0 ? in.max_model_len : r.estimate.shape.max_position_embeddings;
+  if (r.max_model_len == 0) {
+    return R::failure(make_error(kMissingField, "max_model_len",
+                                 "required: the config has no max_position_embeddings"));
   }
   return in.engine == "vllm" ? plan_vllm(std::move(r), in) : plan_plain(std::move(r), in);
 }
