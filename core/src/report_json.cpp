@@ -163,6 +163,27 @@ std::string plan_to_json(const PlanReport& p) {
   j["startup_error"] =
       p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);
   j["max_model_len_that_fits"] = p.max_model_len_that_fits;
+  ordered_json stages = ordered_json::array();
+  for (const PlanStage& st : p.stages) {
+    stages.push_back(ordered_json{{"first_layer", st.first_layer},
+                                  {"layer_count", st.layer_count},
+                                  {"kv_heads_per_gpu", st.kv_heads_per_gpu},
+                                  {"weights_bytes", st.weights_bytes},
+                                  {"kv_pool_bytes", st.kv_pool_bytes},
+                                  {"num_blocks", st.num_blocks},
+                                  {"max_concurrency", st.max_concurrency},
+                                  {"starts", st.starts}});
+  }
+  j["parallelism"] =
+      ordered_json{{"tensor_parallel", p.tensor_parallel},
+                   {"pipeline_parallel", p.pipeline_parallel},
+                   {"data_parallel", p.data_parallel},
+                   {"gpus", uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel},
+                   {"figures", "per GPU of the tightest pipeline stage; totals below"},
+                   {"stages", stages}};
+  j["totals"] = ordered_json{{"weights_bytes", p.total_weights_bytes},
+                             {"kv_pool_bytes", p.total_kv_pool_bytes},
+                             {"max_concurrency", p.total_max_concurrency}};
   j["roofline"] = nullptr;  // decode/prefill estimates: not computed yet (issue 3, item 6)
   j["notes"] = p.notes;
   return dump(j);

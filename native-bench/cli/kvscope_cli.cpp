@@ -34,7 +34,7 @@ const char* const kUsage =
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
     "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
     "  plan (--model ID | --config FILE) (--gpu ID | --gpu-memory SIZE | --kv-memory SIZE)\n"
-    "       [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size "
+    "       [--gpus N] [--tp N] [--pp N] [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size "
     "N]\n"
     "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager] [--kv-dtype T]\n"
     "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes "
@@ -250,7 +250,10 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"gpu_memory_utilization", "--gpu-memory-utilization"},
       {"max_model_len", "--max-model-len"},
       {"weight_dtype", "--weight-dtype"},
-      {"set", "--set"}};
+      {"set", "--set"},
+      {"tp", "--tp"},
+      {"pp", "--pp"},
+      {"gpus", "--gpus"}};
   for (const auto& [field, flag] : kFlags) {
     if (e.field != field) continue;
     e.message = flag + e.message.substr(e.field.size());
@@ -392,6 +395,20 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     }
   }
   out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
+  const uint64_t gpus = uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel;
+  if (gpus > 1) {
+    out << "  parallelism        tp " << p.tensor_parallel << " x pp " << p.pipeline_parallel
+        << " x dp " << p.data_parallel << " = " << gpus
+        << " GPUs; figures here are per GPU of the tightest stage\n";
+    for (const PlanStage& st : p.stages) {
+      out << "    stage layers " << st.first_layer << "-" << st.first_layer + st.layer_count - 1
+          << ": " << st.kv_heads_per_gpu << " KV heads per GPU, weights "
+          << format_gb(st.weights_bytes) << ", KV pool " << format_gb(st.kv_pool_bytes)
+          << " per GPU\n";
+    }
+    out << "  totals             weights " << format_gb(p.total_weights_bytes) << ", KV pool "
+        << format_gb(p.total_kv_pool_bytes) << "\n";
+  }
   out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
   if (p.num_blocks != 0)
     out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
@@ -401,7 +418,7 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
       << bytes_line(p.kv_bytes_needed) << "\n";
   out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
-      << " tokens\n";
+      << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
   out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
   if (!p.starts) {
@@ -483,11 +500,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return fail_usage(out, err, json, *u);
   }
   // Parts of the plan contract that later work adds; refused rather than ignored.
-  for (const auto& [flag, count] :
-       {std::pair<const char*, uint64_t>{"--gpus", gpus}, {"--tp", tp}, {"--pp", pp}}) {
-    if (count != 1)
-      return fail_usage(out, err, json, {flag, "parallelism is not modelled yet (only 1)"});
+  for (const auto& [flag, count] : {std::pair<const char*, uint64_t>{"--tp", tp}, {"--pp", pp}}) {
+    if (count > 65536) return fail_usage(out, err, json, {flag, "must be at most 65536"});
   }
+  in.tensor_parallel = static_cast<uint32_t>(tp);
+  in.pipeline_parallel = static_cast<uint32_t>(pp);
+  in.gpus = flags.has("--gpus") ? gpus : 0;
   for (const char* flag :
        {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
     if (flags.has(flag))

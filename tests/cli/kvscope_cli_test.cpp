@@ -172,8 +172,8 @@ INSTANTIATE_TEST_SUITE_P(
                "--gpu-memory"},
         BadRun{"plan_no_memory", {"plan", "--model", "llama-2-7b"}, "--gpu"},
         BadRun{"plan_unknown_gpu", {"plan", "--model", "llama-2-7b", "--gpu", "h1000"}, "--gpu"},
-        BadRun{"plan_tp_not_yet",
-               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "2"},
+        BadRun{"plan_tp_not_dividing_heads",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "3"},
                "--tp"},
         BadRun{"plan_engine_not_yet",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "sglang"},
@@ -222,6 +222,16 @@ TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
   const CliRun gib = kvscope({"plan", "--model", "llama-2-7b", "--kv-memory", "1GiB", "--json"});
   ASSERT_EQ(gib.status, 0) << gib.err;
   EXPECT_EQ(json_of(gib)["kv_pool_bytes"], 1073741824u);
+}
+
+TEST(Cli, PlanWithTensorParallelismReportsPerGpuAndTotals) {
+  const CliRun r = kvscope({"plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb", "--tp",
+                            "4", "--gpus", "8", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["parallelism"]["data_parallel"], 2u);
+  EXPECT_EQ(j["parallelism"]["stages"][0]["kv_heads_per_gpu"], 2u);
+  EXPECT_EQ(j["totals"]["kv_pool_bytes"], 8 * j["kv_pool_bytes"].get<uint64_t>());
 }
 
 TEST(Cli, HelpAndVersion) {

@@ -18,11 +18,14 @@ struct PlanInput {
   EstimateInput model;  // model, KV dtype; context/batch size the workload line
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
-  uint64_t weights_bytes = 0;           // fixes the weights (0 = from the parameter count)
-  std::string gpu_id;                   // catalogue GPU, or:
-  uint64_t gpu_memory_bytes = 0;        // a card of this total memory
-  uint64_t kv_memory_bytes = 0;         // the engine's KV budget itself (vLLM --kv-cache-memory)
-  std::string engine = "vllm";          // plain | vllm
+  uint64_t weights_bytes = 0;      // fixes the weights (0 = from the parameter count)
+  std::string gpu_id;              // catalogue GPU, or:
+  uint64_t gpu_memory_bytes = 0;   // a card of this total memory
+  uint64_t kv_memory_bytes = 0;    // the engine's KV budget itself (vLLM --kv-cache-memory)
+  std::string engine = "vllm";     // plain | vllm
+  uint32_t tensor_parallel = 1;    // GPUs one layer is split over
+  uint32_t pipeline_parallel = 1;  // stages the layers are split into
+  uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
   double gpu_memory_utilization = 0.9;  // vLLM
   uint64_t max_model_len = 0;           // 0 = the model's max_position_embeddings
   uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
@@ -31,6 +34,18 @@ struct PlanInput {
   uint64_t activation_bytes = 0;  // vLLM profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;   // vLLM non-torch memory; 0 = estimated
   uint64_t overhead_bytes = 0;    // plain: runtime overhead to deduct
+};
+
+// One pipeline stage as one of its GPUs sees it.
+struct PlanStage {
+  size_t first_layer = 0;
+  size_t layer_count = 0;
+  uint32_t kv_heads_per_gpu = 0;  // of the stage's first attention layer (0 when it has none)
+  uint64_t weights_bytes = 0;     // per GPU
+  uint64_t kv_pool_bytes = 0;     // per GPU
+  uint64_t num_blocks = 0;
+  double max_concurrency = 0;
+  bool starts = false;
 };
 
 struct PlanReport {
@@ -42,8 +57,8 @@ struct PlanReport {
   ParameterCount params;
   Dtype weight_dtype;
   uint64_t weights_bytes = 0;
-  // Budget (vLLM: requested = memory x utilization; pool = requested - weights - activation -
-  // non-torch).
+  // Budget per GPU (vLLM: requested = memory x utilization; pool = requested - weights - activation
+  // - non-torch).
   uint64_t requested_bytes = 0;
   uint64_t activation_bytes = 0;
   uint64_t non_torch_bytes = 0;
@@ -62,6 +77,15 @@ struct PlanReport {
   std::string startup_error;
   uint64_t max_model_len_that_fits = 0;
   std::vector<std::string> notes;  // how each figure was obtained
+  // Parallelism: the figures above are per GPU, for the tightest pipeline stage (vLLM takes the
+  // minimum block count over workers); totals cover every GPU.
+  uint32_t tensor_parallel = 1;
+  uint32_t pipeline_parallel = 1;
+  uint64_t data_parallel = 1;
+  std::vector<PlanStage> stages;
+  uint64_t total_weights_bytes = 0;
+  uint64_t total_kv_pool_bytes = 0;
+  double total_max_concurrency = 0;  // x data-parallel replicas
 };
 
 Result<PlanReport> plan(const PlanInput& input);

@@ -1,0 +1,30 @@
+// Engine profiles, one file each: the budget an engine gives the KV pool on one GPU and how it
+// counts capacity there. plan.cpp runs them per pipeline stage and combines the results.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "kvscope/checked_math.hpp"
+#include "kvscope/plan.hpp"
+
+namespace kvscope::engines {
+
+inline constexpr uint64_t kGiB = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxSearchTokens = uint64_t{1} << 40;
+
+// Largest value in [lo, hi] with fits(value), or lo - 1 when none; fits must be monotone.
+uint64_t largest_fitting(uint64_t lo, uint64_t hi, const std::function<bool(uint64_t)>& fits);
+
+// What a budget leaves after `used`, 0 when nothing is left.
+inline uint64_t left_after(uint64_t budget, CheckedU64 used) {
+  return used.overflowed() || used.value() >= budget ? 0 : budget - used.value();
+}
+
+// Each fills the budget and capacity fields of `r` for one GPU holding `gpu_shape`, whose
+// weights are r.weights_bytes; r.block_size_tokens and r.max_model_len are already set.
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+Result<PlanReport> plan_plain(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+
+}  // namespace kvscope::engines

@@ -1,0 +1,192 @@
+// vLLM (V1 engine) on one GPU: vllm/v1/worker/gpu_worker.py (determine_available_memory) and
+// vllm/v1/core/kv_cache_utils.py (get_kv_cache_config_from_groups, get_num_blocks,
+// _report_kv_cache_config, get_max_concurrency_for_kv_cache_config, _check_enough_kv_cache_memory,
+// estimate_max_model_len); see shared/docs/engine-formulas.md §1.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine_profiles.hpp"
+#include "kvscope/units.hpp"
+
+namespace kvscope::engines {
+namespace {
+
+// vLLM's profiled activation peak, per batched token per vocabulary entry: calibrated on the two
+// logged runs in engine-formulas.md §1.4 (Llama-3.1-8B 4.76 GiB, gpt-oss-20b 7.38 GiB at 8192
+// batched tokens on an H100), where the peak tracks the fp32 logits of the dummy run.
+constexpr double kActivationBytesPerTokenPerVocab = 4.84;
+// vLLM's non-torch memory (NCCL, cuBLAS workspaces) in the same logs: 0.13 GiB.
+constexpr uint64_t kVllmNonTorchBytes = static_cast<uint64_t>(0.13 * kGiB);
+
+// Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59").
+std::string format_gib_like_vllm(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", std::round(static_cast<double>(bytes) / kGiB * 100) / 100);
+  std::string s = buf;
+  while (s.size() > 3 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+  return s;
+}
+
+// One vLLM KV-cache spec type and the layers that have it.
+struct VllmType {
+  AttentionKind kind = AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked
+  uint64_t window = 0;
+  uint64_t page_bytes = 0;  // one block of one layer
+  uint64_t layers = 0;
+};
+
+}  // namespace
+
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+  using R = Result<PlanReport>;
+  for (const LayerSpec& l : shape.layers) {
+    if (l.state != StateKind::kNone) {
+      return R::failure(make_error(
+          kUnsupported, "engine",
+          "vllm: hybrid Mamba / linear-attention models are not modelled yet; use --engine plain"));
+    }
+  }
+  const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
+  r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens
+                             : large_card                   ? 8192
+                                                            : 2048;
+  if (in.max_num_batched_tokens == 0) {
+    r.notes.push_back("max_num_batched_tokens " + std::to_string(r.max_num_batched_tokens) +
+                      ": the `vllm serve` default for this card (EngineArgs.get_batch_defaults)");
+  }
+
+  // Budget: memory x utilization - weights - activation peak - non-torch memory.
+  if (!r.kv_memory_given) {
+    r.requested_bytes =
+        static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * in.gpu_memory_utilization);
+    r.activation_bytes = in.activation_bytes;
+    if (r.activation_bytes == 0) {
+      r.activation_bytes = static_cast<uint64_t>(static_cast<double>(r.max_num_batched_tokens) *
+                                                 static_cast<double>(shape.vocab_size) *
+                                                 kActivationBytesPerTokenPerVocab);
+      r.notes.push_back(
+          "activation peak " + format_gib(r.activation_bytes) +
+          ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
+    }
+    r.non_torch_bytes = in.non_torch_bytes != 0 ? in.non_torch_bytes : kVllmNonTorchBytes;
+    r.kv_pool_bytes = left_after(
+        r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes + r.non_torch_bytes);
+  }
+  if (r.kv_pool_bytes == 0) {
+    r.starts = false;
+    r.startup_error =
+        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.";
+    return R::success(std::move(r));
+  }
+
+  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
+  std::vector<VllmType> types;
+  const uint64_t bs = r.block_size_tokens;
+  for (const LayerSpec& l : shape.layers) {
+    if (!l.keeps_tokens()) continue;
+    VllmType t;
+    t.kind =
+        l.windowed() && !in.disable_hybrid_kv_cache_manager ? l.attention : AttentionKind::kFull;
+    t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
+    const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
+    if (!per_token.ok) return R::failure(per_token.error);
+    t.page_bytes = per_token.value * bs;
+    auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
+      return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
+    });
+    if (same == types.end()) {
+      t.layers = 1;
+      types.push_back(t);
+    } else {
+      ++same->layers;
+    }
+  }
+  if (types.empty())
+    return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
+  // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
+  // group whose page is the sum of every layer's page (kv_cache_utils.py).
+  const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
+    return t.kind == types[0].kind && t.window == types[0].window;
+  });
+  if (one_type && types.size() > 1) {
+    VllmType merged = types[0];
+    merged.page_bytes = 0;
+    for (const VllmType& t : types) merged.page_bytes += t.page_bytes * t.layers;
+    merged.layers = 1;
+    types = {merged};
+  }
+  const uint64_t page = types[0].page_bytes;
+  for (const VllmType& t : types) {
+    if (t.page_bytes != page) {
+      return R::failure(make_error(
+          kUnsupported, "engine",
+          "vllm: hybrid layers with different page sizes (page unification) are not modelled yet"));
+    }
+  }
+  // Group size: the smallest layer count of a type, or the largest when counts are close
+  // (_get_kv_cache_groups_uniform_page_size); each type is cut into groups of that many layers.
+  uint64_t min_count = UINT64_MAX, max_count = 0;
+  for (const VllmType& t : types) {
+    min_count = std::min(min_count, t.layers);
+    max_count = std::max(max_count, t.layers);
+  }
+  const uint64_t group_size =
+      types.size() == 1                                                       ? types[0].layers
+      : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count
+                                                                              : min_count;
+  uint64_t num_groups = 0;
+  for (const VllmType& t : types) num_groups += ceil_div(t.layers, group_size);
+  r.num_blocks = r.kv_pool_bytes / page / group_size;
+  r.kv_pool_tokens = r.num_blocks / num_groups * bs;
+
+  // Blocks one request of `len` tokens needs across all groups (max_memory_usage_bytes per spec).
+  auto blocks_needed = [&](uint64_t len) {
+    CheckedU64 blocks;
+    for (const VllmType& t : types) {
+      uint64_t per_group = 0;
+      if (t.kind == AttentionKind::kSlidingWindow) {
+        per_group = ceil_div(std::min(t.window - 1 + r.max_num_batched_tokens, len), bs) + 1;
+      } else if (t.kind == AttentionKind::kChunked) {
+        per_group = ceil_div(std::min(t.window + r.max_num_batched_tokens, len), bs);
+      } else {
+        per_group = ceil_div(len, bs);
+      }
+      blocks += CheckedU64(per_group) * ceil_div(t.layers, group_size);
+    }
+    return blocks;
+  };
+  auto fits = [&](uint64_t len) {
+    const CheckedU64 needed = blocks_needed(len) * group_size * page;
+    return !needed.overflowed() && needed.value() <= r.kv_pool_bytes;
+  };
+  const CheckedU64 needed = blocks_needed(r.max_model_len) * group_size * page;
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  r.kv_bytes_needed = needed.value();
+  r.max_concurrency = static_cast<double>(r.num_blocks) /
+                      static_cast<double>(blocks_needed(r.max_model_len).value());
+  r.starts = r.kv_bytes_needed <= r.kv_pool_bytes;
+  r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
+  r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
+  if (!r.starts) {
+    r.startup_error =
+        "To serve at least one request with the models's max seq len (" +
+        std::to_string(r.max_model_len) + "), (" + format_gib_like_vllm(r.kv_bytes_needed) +
+        " GiB KV cache is needed, which is larger than the available KV cache memory (" +
+        format_gib_like_vllm(r.kv_pool_bytes) + " GiB).";
+    if (r.max_model_len_that_fits > 0) {
+      r.startup_error += " Based on the available memory, the estimated maximum model length is " +
+                         std::to_string(r.max_model_len_that_fits) + ".";
+    }
+    r.startup_error +=
+        " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+        "the "
+        "engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
+        "details.";
+  }
+  return R::success(std::move(r));
+}
+
+}  // namespace kvscope::engines

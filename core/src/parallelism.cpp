@@ -1,0 +1,67 @@
+// Sharding of a model shape over tensor- and pipeline-parallel ranks.
+#include "kvscope/parallelism.hpp"
+
+#include <string>
+
+#include "kvscope/checked_math.hpp"
+
+namespace kvscope {
+
+std::pair<size_t, size_t> pipeline_layers(size_t layers, uint32_t rank, uint32_t pp) {
+  std::vector<size_t> partitions(pp, layers / pp);
+  for (size_t i = 2; i < layers % pp + 2; ++i) ++partitions[pp - i];
+  size_t first = 0;
+  for (uint32_t r = 0; r < rank; ++r) first += partitions[r];
+  return {first, first + partitions[rank]};
+}
+
+Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t rank, uint32_t pp) {
+  using R = Result<ModelShape>;
+  if (tp == 0) return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
+  if (pp == 0 || pp > shape.layers.size()) {
+    return R::failure(make_error(
+        kInvalidValue, "pp",
+        "must be between 1 and the model's " + std::to_string(shape.layers.size()) + " layers"));
+  }
+  // vllm/config/model.py verify_with_parallel_config.
+  if (shape.num_attention_heads % tp != 0) {
+    return R::failure(make_error(
+        kInvalidValue, "tp",
+        "Total number of attention heads (" + std::to_string(shape.num_attention_heads) +
+            ") must be divisible by tensor parallel size (" + std::to_string(tp) + ")."));
+  }
+  ModelShape out = shape;
+  const auto [first, end] = pipeline_layers(shape.layers.size(), rank, pp);
+  out.layers.assign(shape.layers.begin() + static_cast<std::ptrdiff_t>(first),
+                    shape.layers.begin() + static_cast<std::ptrdiff_t>(end));
+  out.num_attention_heads = shape.num_attention_heads / tp;
+  for (LayerSpec& l : out.layers) {
+    // QKVParallelLinear: KV heads split when there are at least tp of them, else replicated.
+    if (l.attention != AttentionKind::kMla && l.attention != AttentionKind::kNone) {
+      if (l.kv_heads % tp != 0 && tp % l.kv_heads != 0) {
+        return R::failure(make_error(kInvalidValue, "tp",
+                                     "num_key_value_heads (" + std::to_string(l.kv_heads) +
+                                         ") and tensor parallel size (" + std::to_string(tp) +
+                                         ") must divide one another"));
+      }
+      l.kv_heads = l.kv_heads >= tp ? l.kv_heads / tp : 1;
+    }
+    l.state_values = ceil_div(l.state_values, tp);
+    l.mixer_params = ceil_div(l.mixer_params, tp);
+  }
+  return R::success(std::move(out));
+}
+
+ParameterCount stage_parameters(const ParameterCount& p, const ModelShape& stage_layers, bool first,
+                                bool last, uint32_t pp) {
+  ParameterCount out = p;
+  out.embedding = first ? p.embedding : 0;
+  const uint64_t head = stage_layers.tie_word_embeddings && pp > 1 ? p.embedding : p.lm_head;
+  out.lm_head = last ? head : 0;
+  out.norms = last ? p.norms : p.norms - stage_layers.hidden_size;  // the final norm
+  out.total = p.total - p.embedding - p.lm_head - p.norms + out.embedding + out.lm_head + out.norms;
+  out.active_per_token = p.active_per_token - p.lm_head - p.norms + out.lm_head + out.norms;
+  return out;
+}
+
+}  // namespace kvscope

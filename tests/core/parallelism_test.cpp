@@ -1,0 +1,121 @@
+// Tensor / pipeline / data parallelism: vLLM's sharding rules and per-GPU versus total figures.
+#include "kvscope/parallelism.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kvscope/plan.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+PlanReport plan_ok(const PlanInput& in) {
+  const Result<PlanReport> r = plan(in);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  return r.value;
+}
+
+PlanInput with_kv_memory(const std::string& id, uint64_t bytes, uint32_t tp = 1, uint32_t pp = 1) {
+  PlanInput in;
+  in.model.model_id = id;
+  in.kv_memory_bytes = bytes;
+  in.tensor_parallel = tp;
+  in.pipeline_parallel = pp;
+  in.max_model_len = 8192;
+  return in;
+}
+
+TEST(Parallelism, PipelineStagesGiveTheRemainderToTheStagesBeforeTheLast) {
+  EXPECT_EQ(pipeline_layers(32, 0, 3), (std::pair<size_t, size_t>{0, 11}));
+  EXPECT_EQ(pipeline_layers(32, 1, 3), (std::pair<size_t, size_t>{11, 22}));
+  EXPECT_EQ(pipeline_layers(32, 2, 3), (std::pair<size_t, size_t>{22, 32}));
+  EXPECT_EQ(pipeline_layers(61, 0, 4), (std::pair<size_t, size_t>{0, 15}));  // 15, 15, 16, 15
+  EXPECT_EQ(pipeline_layers(61, 2, 4), (std::pair<size_t, size_t>{30, 46}));
+  EXPECT_EQ(pipeline_layers(61, 3, 4), (std::pair<size_t, size_t>{46, 61}));
+}
+
+TEST(Parallelism, KvHeadsSplitThenReplicateWhenTpExceedsThem) {
+  const ModelShape llama70 = test::catalog_shape("llama-3.1-70b");  // 64 query, 8 KV heads
+  EXPECT_EQ(shard_shape(llama70, 4, 0, 1).value.layers[0].kv_heads, 2u);
+  EXPECT_EQ(shard_shape(llama70, 8, 0, 1).value.layers[0].kv_heads, 1u);
+  EXPECT_EQ(shard_shape(llama70, 16, 0, 1).value.layers[0].kv_heads, 1u);  // 16 copies, not 8
+  EXPECT_EQ(shard_shape(llama70, 16, 0, 1).value.num_attention_heads, 4u);
+}
+
+TEST(Parallelism, Tp16HoldsOneKvHeadPerGpu) {
+  PlanInput in = with_kv_memory("llama-3.1-70b", 10 * kGiB, 16);
+  in.max_model_len = 131072;
+  const PlanReport p = plan_ok(in);
+  ASSERT_EQ(p.stages.size(), 1u);
+  EXPECT_EQ(p.stages[0].kv_heads_per_gpu, 1u);
+  EXPECT_EQ(p.kv_bytes_needed,
+            uint64_t{131072} * 80 * 2 * 128 * 2);  // 5 GiB per GPU for one request
+  EXPECT_EQ(p.total_kv_pool_bytes, 16 * 10 * kGiB);
+}
+
+TEST(Parallelism, TpSplitsPerGpuKvSoTheSameBudgetHoldsMoreTokens) {
+  const PlanReport tp1 = plan_ok(with_kv_memory("llama-3.1-8b", kGiB));
+  const PlanReport tp2 = plan_ok(with_kv_memory("llama-3.1-8b", kGiB, 2));
+  EXPECT_EQ(tp2.kv_pool_tokens, 2 * tp1.kv_pool_tokens);
+  EXPECT_EQ(tp2.kv_bytes_needed * 2, tp1.kv_bytes_needed);
+}
+
+TEST(Parallelism, MlaLatentIsReplicatedOnEveryRank) {
+  const PlanReport tp1 = plan_ok(with_kv_memory("deepseek-v2-lite", kGiB));
+  const PlanReport tp2 = plan_ok(with_kv_memory("deepseek-v2-lite", kGiB, 2));
+  EXPECT_EQ(tp2.kv_pool_tokens, tp1.kv_pool_tokens);
+  EXPECT_EQ(tp2.kv_bytes_needed, tp1.kv_bytes_needed);
+}
+
+TEST(Parallelism, PipelineStagesSplitLayersAndWeights) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.max_model_len = 8192;
+  const PlanReport pp1 = plan_ok(in);
+  in.pipeline_parallel = 2;
+  const PlanReport pp2 = plan_ok(in);
+  ASSERT_EQ(pp2.stages.size(), 2u);
+  EXPECT_EQ(pp2.stages[0].layer_count, 16u);
+  // Stage 0 holds the embedding, stage 1 the output head: together all the weights.
+  EXPECT_EQ(pp2.stages[0].weights_bytes + pp2.stages[1].weights_bytes, pp1.weights_bytes);
+  EXPECT_EQ(pp2.total_weights_bytes, pp1.weights_bytes);
+  EXPECT_GT(pp2.kv_pool_tokens, pp1.kv_pool_tokens);  // half the layers per GPU
+}
+
+TEST(Parallelism, DataParallelReplicasMultiplyConcurrency) {
+  PlanInput in = with_kv_memory("llama-3.1-8b", 4 * kGiB, 2);
+  in.gpus = 8;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.data_parallel, 4u);
+  EXPECT_DOUBLE_EQ(p.total_max_concurrency, 4 * p.max_concurrency);
+  EXPECT_EQ(p.total_kv_pool_bytes, 8 * 4 * kGiB);
+}
+
+TEST(Parallelism, BadLayoutsAreRejectedWithVllmsWording) {
+  PlanInput in = with_kv_memory("llama-3.1-8b", kGiB, 3);
+  Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "tp");
+  EXPECT_NE(r.error.message.find("must be divisible by tensor parallel size (3)"),
+            std::string::npos);
+  in.tensor_parallel = 1;
+  in.overrides = {
+      {"num_attention_heads", "48"}, {"num_key_value_heads", "12"}, {"head_dim", "128"}};
+  in.tensor_parallel = 8;  // 48 query heads split, 12 KV heads neither split nor replicate
+  r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "tp");
+  in.overrides.clear();
+  in.tensor_parallel = 2;
+  in.gpus = 3;
+  EXPECT_EQ(plan(in).error.field, "gpus");
+  in.gpus = 0;
+  in.pipeline_parallel = 33;
+  EXPECT_EQ(plan(in).error.field, "pp");
+}
+
+}  // namespace
+}  // namespace kvscope
