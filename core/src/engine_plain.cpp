@@ -50,6 +50,20 @@ Result<PlanReport> plan_plain(PlanReport r, const ModelShape& shape, const PlanI
   return R::success(std::move(r));
 }
 
+Result<uint64_t> cell_bytes(const ModelShape& shape, const Dtype& kv) {
+  CheckedU64 total;
+  for (const LayerSpec& l : shape.layers) {
+    const Result<uint64_t> per_layer = kv_bytes_per_token_per_layer(l, kv);
+    if (!per_layer.ok) return per_layer;
+    total += per_layer.value;
+  }
+  if (total.overflowed()) {
+    return Result<uint64_t>::failure(
+        make_error(kOutOfRange, "kv_dtype", "KV bytes per token exceed 2^64-1"));
+  }
+  return Result<uint64_t>::success(total.value());
+}
+
 uint64_t largest_fitting(uint64_t lo, uint64_t hi, const std::function<bool(uint64_t)>& fits) {
   if (!fits(lo)) return lo - 1;
   while (lo < hi) {

@@ -26,5 +26,12 @@ inline uint64_t left_after(uint64_t budget, CheckedU64 used) {
 // weights are r.weights_bytes; r.block_size_tokens and r.max_model_len are already set.
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
 Result<PlanReport> plan_plain(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& gpu_shape,
+                                     const PlanInput& in);
+Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+
+// Bytes one token adds across the GPU's layers (K and V, or the MLA latent; windows ignored).
+Result<uint64_t> cell_bytes(const ModelShape& gpu_shape, const Dtype& kv);
 
 }  // namespace kvscope::engines

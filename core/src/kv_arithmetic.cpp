@@ -26,10 +26,15 @@ Result<uint64_t> overflow(const char* field, const char* what) {
 }  // namespace
 
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv) {
+  return kv_bytes_per_token_per_layer(layer, kv, kv);
+}
+
+Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,
+                                              const Dtype& v_dtype) {
   if (!layer.keeps_tokens()) return Result<uint64_t>::success(0);
-  const Result<uint64_t> k = head_rows_bytes(kv, layer.kv_heads, layer.k_head_dim);
+  const Result<uint64_t> k = head_rows_bytes(k_dtype, layer.kv_heads, layer.k_head_dim);
   if (!k.ok) return k;
-  const Result<uint64_t> v = head_rows_bytes(kv, layer.kv_heads, layer.v_head_dim);
+  const Result<uint64_t> v = head_rows_bytes(v_dtype, layer.kv_heads, layer.v_head_dim);
   if (!v.ok) return v;
   return Result<uint64_t>::success(k.value + v.value);
 }

@@ -56,13 +56,20 @@ Result<uint64_t> stage_weights_bytes(const PlanInput& in, const PlanReport& r,
   return Result<uint64_t>::success(ceil_div(bytes.value.total, in.tensor_parallel));
 }
 
+Result<PlanReport> run_engine(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in) {
+  if (in.engine == "vllm") return engines::plan_vllm(std::move(r), gpu_shape, in);
+  if (in.engine == "sglang") return engines::plan_sglang(std::move(r), gpu_shape, in);
+  if (in.engine == "tensorrt-llm") return engines::plan_tensorrt_llm(std::move(r), gpu_shape, in);
+  if (in.engine == "llama.cpp") return engines::plan_llamacpp(std::move(r), gpu_shape, in);
+  return engines::plan_plain(std::move(r), gpu_shape, in);
+}
+
 Result<PlanReport> validate(const PlanInput& in) {
-  if (in.engine != "vllm" && in.engine != "plain") {
-    const bool later =
-        in.engine == "sglang" || in.engine == "tensorrt-llm" || in.engine == "llama.cpp";
-    return R::failure(
-        make_error(later ? kUnsupported : kInvalidValue, "engine",
-                   quote_user_text(in.engine) + " is not available yet (available: plain, vllm)"));
+  if (in.engine != "vllm" && in.engine != "plain" && in.engine != "sglang" &&
+      in.engine != "tensorrt-llm" && in.engine != "llama.cpp") {
+    return R::failure(make_error(kInvalidValue, "engine",
+                                 "unknown engine " + quote_user_text(in.engine) +
+                                     " (known: plain, vllm, sglang, tensorrt-llm, llama.cpp)"));
   }
   if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1)) {
     return R::failure(make_error(kInvalidValue, "gpu_memory_utilization", "must be in (0, 1]"));
@@ -167,9 +174,7 @@ Result<PlanReport> plan(const PlanInput& in) {
     const Result<uint64_t> stage_weights = stage_weights_bytes(in, r, stage_layers, rank);
     if (!stage_weights.ok) return R::failure(stage_weights.error);
     stage.weights_bytes = stage_weights.value;
-    Result<PlanReport> run = in.engine == "vllm"
-                                 ? engines::plan_vllm(std::move(stage), gpu_shape.value, in)
-                                 : engines::plan_plain(std::move(stage), gpu_shape.value, in);
+    Result<PlanReport> run = run_engine(std::move(stage), gpu_shape.value, in);
     if (!run.ok) return run;
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
@@ -195,6 +200,9 @@ Result<PlanReport> plan(const PlanInput& in) {
   tightest.starts = all_start;
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;
+  if (in.engine == "llama.cpp") {  // its workload is its K + V buffers for --context / --parallel
+    tightest.estimate.kv.kv_bytes_total = r.total_kv_pool_bytes;
+  }
   tightest.estimate.workload = r.estimate.workload;
   return R::success(std::move(tightest));
 }

@@ -34,9 +34,13 @@ const char* const kUsage =
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
     "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
     "  plan (--model ID | --config FILE) (--gpu ID | --gpu-memory SIZE | --kv-memory SIZE)\n"
-    "       [--gpus N] [--tp N] [--pp N] [--engine plain|vllm] [--gpu-memory-utilization F] [--max-model-len N] [--block-size "
+    "       [--gpus N] [--tp N] [--pp N] [--engine plain|vllm|sglang|tensorrt-llm|llama.cpp] "
+    "[--gpu-memory-utilization F] "
+    "[--max-model-len N] [--block-size "
     "N]\n"
-    "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager] [--kv-dtype T]\n"
+    "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager]\n"
+    "       [--mem-fraction-static F] [--free-gpu-memory-fraction F] [--parallel N] [--ubatch N]\n"
+    "       [--no-kv-unified] [--kv-dtype T] [--v-dtype T]\n"
     "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes "
     "SIZE]\n"
     "       [--overhead SIZE] [--context N] [--batch N] [--set FIELD=VALUE ...] [--json]\n"
@@ -253,7 +257,11 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"set", "--set"},
       {"tp", "--tp"},
       {"pp", "--pp"},
-      {"gpus", "--gpus"}};
+      {"gpus", "--gpus"},
+      {"mem_fraction_static", "--mem-fraction-static"},
+      {"free_gpu_memory_fraction", "--free-gpu-memory-fraction"},
+      {"parallel", "--parallel"},
+      {"v_dtype", "--v-dtype"}};
   for (const auto& [field, flag] : kFlags) {
     if (e.field != field) continue;
     e.message = flag + e.message.substr(e.field.size());
@@ -460,9 +468,11 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                                 "--non-torch-bytes",
                                                 "--overhead",
                                                 "--batch",
-                                                "--set"};
+                                                "--set",
+                                                "--v-dtype"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
-  if (auto u = parse_flags(args, 1, value_flags, flags, {"--disable-hybrid-kv-cache-manager"})) {
+  if (auto u = parse_flags(args, 1, value_flags, flags,
+                           {"--disable-hybrid-kv-cache-manager", "--no-kv-unified"})) {
     return fail_usage(out, err, json, *u);
   }
   if (flags.help) {
@@ -476,7 +486,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (flags.has("--engine")) in.engine = flags.values["--engine"];
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
   in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
-  uint64_t gpus = 1, tp = 1, pp = 1, parallel = 0, ubatch = 0;
+  uint64_t gpus = 1, tp = 1, pp = 1, parallel = 1, ubatch = 512;
   if (auto u = parse_counts(flags, {{"--max-model-len", &in.max_model_len, true},
                                     {"--block-size", &in.block_size_tokens, true},
                                     {"--max-num-batched-tokens", &in.max_num_batched_tokens, true},
@@ -499,17 +509,21 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (auto u = parse_number(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
     return fail_usage(out, err, json, *u);
   }
-  // Parts of the plan contract that later work adds; refused rather than ignored.
   for (const auto& [flag, count] : {std::pair<const char*, uint64_t>{"--tp", tp}, {"--pp", pp}}) {
     if (count > 65536) return fail_usage(out, err, json, {flag, "must be at most 65536"});
   }
   in.tensor_parallel = static_cast<uint32_t>(tp);
   in.pipeline_parallel = static_cast<uint32_t>(pp);
   in.gpus = flags.has("--gpus") ? gpus : 0;
-  for (const char* flag :
-       {"--mem-fraction-static", "--free-gpu-memory-fraction", "--parallel", "--ubatch"}) {
-    if (flags.has(flag))
-      return fail_usage(out, err, json, {flag, "belongs to an engine profile not available yet"});
+  in.parallel = parallel;
+  in.ubatch = ubatch;
+  in.kv_unified = !flags.has("--no-kv-unified");
+  if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
+  if (auto u = parse_number(flags, "--mem-fraction-static", in.mem_fraction_static)) {
+    return fail_usage(out, err, json, *u);
+  }
+  if (auto u = parse_number(flags, "--free-gpu-memory-fraction", in.free_gpu_memory_fraction)) {
+    return fail_usage(out, err, json, *u);
   }
   for (const std::string& set : flags.sets) {
     const size_t eq = set.find('=');

@@ -175,8 +175,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"plan_tp_not_dividing_heads",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--tp", "3"},
                "--tp"},
-        BadRun{"plan_engine_not_yet",
-               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "sglang"},
+        BadRun{"plan_unknown_engine",
+               {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "tgi"},
                "--engine"},
         BadRun{"plan_bad_set",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"},
@@ -232,6 +232,14 @@ TEST(Cli, PlanWithTensorParallelismReportsPerGpuAndTotals) {
   EXPECT_EQ(j["parallelism"]["data_parallel"], 2u);
   EXPECT_EQ(j["parallelism"]["stages"][0]["kv_heads_per_gpu"], 2u);
   EXPECT_EQ(j["totals"]["kv_pool_bytes"], 8 * j["kv_pool_bytes"].get<uint64_t>());
+}
+
+TEST(Cli, PlanLlamaCppBuffersForContextAndParallel) {
+  const CliRun r = kvscope({"plan", "--model", "llama-3.1-8b", "--engine", "llama.cpp", "--gpu",
+                            "rtx-4090", "--context", "8192", "--parallel", "2", "--kv-dtype",
+                            "q8_0", "--v-dtype", "f16", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_of(r)["kv_bytes_total"], (272u + 512u) << 20);  // one unified cache of 8192 cells
 }
 
 TEST(Cli, HelpAndVersion) {

@@ -43,6 +43,9 @@ struct KvEstimate {
 
 // Bytes one token adds to one layer's cache in `kv` (0 for layers that keep no tokens).
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv);
+// The same with K and V stored in different dtypes (llama.cpp's --cache-type-k / -v).
+Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,
+                                              const Dtype& v_dtype);
 
 // Everything above for a model, a KV dtype, a recurrent-state dtype and a workload.
 Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,

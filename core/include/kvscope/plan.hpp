@@ -22,7 +22,7 @@ struct PlanInput {
   std::string gpu_id;              // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;   // a card of this total memory
   uint64_t kv_memory_bytes = 0;    // the engine's KV budget itself (vLLM --kv-cache-memory)
-  std::string engine = "vllm";     // plain | vllm
+  std::string engine = "vllm";     // plain | vllm | sglang | tensorrt-llm | llama.cpp
   uint32_t tensor_parallel = 1;    // GPUs one layer is split over
   uint32_t pipeline_parallel = 1;  // stages the layers are split into
   uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
@@ -31,9 +31,15 @@ struct PlanInput {
   uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
   uint64_t max_num_batched_tokens = 0;  // 0 = vLLM's `vllm serve` default for the card
   bool disable_hybrid_kv_cache_manager = false;
-  uint64_t activation_bytes = 0;  // vLLM profiled activation peak; 0 = estimated
-  uint64_t non_torch_bytes = 0;   // vLLM non-torch memory; 0 = estimated
-  uint64_t overhead_bytes = 0;    // plain: runtime overhead to deduct
+  uint64_t activation_bytes = 0;   // vLLM profiled activation peak; 0 = estimated
+  uint64_t non_torch_bytes = 0;    // vLLM non-torch memory; 0 = estimated
+  uint64_t overhead_bytes = 0;     // runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)
+  double mem_fraction_static = 0;  // SGLang; 0 = its default
+  double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
+  uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
+  uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
+  bool kv_unified = true;  // llama.cpp: one cache shared by the sequences (llama-server)
+  std::string v_dtype;     // llama.cpp --cache-type-v; empty = the KV dtype
 };
 
 // One pipeline stage as one of its GPUs sees it.

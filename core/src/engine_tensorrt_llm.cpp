@@ -1,0 +1,62 @@
+// TensorRT-LLM on one GPU: cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp
+// (calculateFreeMemBytes, BaseKVCacheManager::calculateMaxNumBlocks,
+// calculateMaxBlockRequirementsPerBeam, getMaxCapacityBatchSize); engine-formulas.md §4.
+#include <algorithm>
+#include <cstdio>
+
+#include "engine_profiles.hpp"
+#include "kvscope/units.hpp"
+
+namespace kvscope::engines {
+
+constexpr uint64_t kTensorRtTokensPerBlock = 32;  // KvCacheConfig.tokens_per_block default
+
+Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+  using R = Result<PlanReport>;
+  bool windows = false;
+  for (const LayerSpec& l : shape.layers) {
+    if (l.state != StateKind::kNone) {
+      return R::failure(
+          make_error(kUnsupported, "engine", "tensorrt-llm: recurrent state is not modelled yet"));
+    }
+    windows = windows || l.windowed();
+  }
+  if (!(in.free_gpu_memory_fraction > 0 && in.free_gpu_memory_fraction <= 1)) {
+    return R::failure(make_error(kInvalidValue, "free_gpu_memory_fraction", "must be in (0, 1]"));
+  }
+  if (windows) {
+    r.notes.push_back(
+        "tensorrt-llm: memory shared between attention-window sizes is not modelled; every layer "
+        "is "
+        "sized as full attention");
+  }
+  r.block_size_tokens = in.block_size_tokens != 0 ? in.block_size_tokens : kTensorRtTokensPerBlock;
+  const Result<uint64_t> per_token = cell_bytes(shape, r.estimate.kv_dtype);
+  if (!per_token.ok) return R::failure(per_token.error);
+  if (!r.kv_memory_given) {
+    // Free memory after the engine loads, times the fraction; runtime buffers via --overhead.
+    r.requested_bytes =
+        left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + in.overhead_bytes);
+    r.kv_pool_bytes =
+        static_cast<uint64_t>(static_cast<double>(r.requested_bytes) * in.free_gpu_memory_fraction);
+  }
+  const uint64_t bs = r.block_size_tokens;
+  const uint64_t max_tokens = per_token.value == 0 ? 0 : r.kv_pool_bytes / per_token.value;
+  r.num_blocks = ceil_div(max_tokens, bs);  // ceiling, unlike vLLM's floor
+  r.kv_pool_tokens = max_tokens;
+  const uint64_t blocks_per_sequence = ceil_div(r.max_model_len, bs);
+  r.kv_bytes_needed = blocks_per_sequence * bs * per_token.value;
+  r.max_concurrency =
+      static_cast<double>(r.num_blocks / blocks_per_sequence);  // getMaxCapacityBatchSize
+  r.max_context = r.num_blocks * bs;
+  r.max_model_len_that_fits = std::min(r.max_model_len, r.max_context);
+  r.starts = r.num_blocks >= blocks_per_sequence;
+  if (!r.starts) {
+    r.startup_error = "one sequence of " + with_commas(r.max_model_len) + " tokens needs " +
+                      with_commas(blocks_per_sequence) + " blocks of " + std::to_string(bs) +
+                      " tokens; the KV cache holds " + with_commas(r.num_blocks);
+  }
+  return R::success(std::move(r));
+}
+
+}  // namespace kvscope::engines

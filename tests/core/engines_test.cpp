@@ -1,0 +1,135 @@
+// SGLang, TensorRT-LLM and llama.cpp profiles against the figures their own sources and logs give
+// (shared/docs/engine-formulas.md §2-4).
+#include <gtest/gtest.h>
+
+#include "kvscope/plan.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+PlanReport plan_ok(const PlanInput& in) {
+  const Result<PlanReport> r = plan(in);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  return r.value;
+}
+
+PlanInput llamacpp(const std::string& id, uint64_t context, const std::string& kv = "f16") {
+  PlanInput in;
+  in.model.model_id = id;
+  in.model.kv_dtype = kv;
+  in.model.context_tokens = context;
+  in.engine = "llama.cpp";
+  in.gpu_id = "rtx-4090";
+  return in;
+}
+
+// llama.cpp, Llama-3.1-8B, -c 8192 -np 1: "KV self size = 1024.00 MiB" in f16 and 544.00 MiB in
+// q8_0 (34 bytes per 32 values), not 512.
+TEST(Engines, LlamaCppBuffersForLlama31) {
+  EXPECT_EQ(plan_ok(llamacpp("llama-3.1-8b", 8192)).kv_pool_bytes, 1024 * kMiB);
+  EXPECT_EQ(plan_ok(llamacpp("llama-3.1-8b", 8192, "q8_0")).kv_pool_bytes, 544 * kMiB);
+  PlanInput split = llamacpp("llama-3.1-8b", 8192, "q8_0");
+  split.v_dtype = "f16";  // -ctk q8_0 -ctv f16
+  EXPECT_EQ(plan_ok(split).kv_pool_bytes, (272 + 512) * kMiB);
+}
+
+TEST(Engines, LlamaCppPadsTheContextTo256Cells) {
+  const PlanReport p = plan_ok(llamacpp("llama-3.1-8b", 8000));
+  EXPECT_EQ(p.kv_pool_tokens, 8192u);
+  EXPECT_EQ(p.estimate.kv.kv_bytes_total, 1024 * kMiB);  // kv_bytes_total is its K + V buffers
+}
+
+TEST(Engines, LlamaCppSlidingLayersGetWindowPlusUbatchCells) {
+  // Gemma 3 27B, -c 32768 -np 4, unified: SWA cache min(32768, 1024 x 4 + 512) = 4608 cells.
+  PlanInput in = llamacpp("gemma-3-27b", 32768);
+  in.parallel = 4;
+  const uint64_t per_cell = 2 * 16 * 128 * 2;
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, (10 * 32768 + 52 * 4608) * per_cell);
+  in.kv_unified = false;  // one stream per sequence of 8192 cells; SWA min(8192, 1024 + 512)
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, 4 * (10 * 8192 + 52 * 1536) * per_cell);
+}
+
+TEST(Engines, LlamaCppRecurrentStateIsF32PerSequence) {
+  PlanInput in = llamacpp("jamba-v0.1", 4096);
+  in.parallel = 2;
+  const PlanReport p = plan_ok(in);
+  const uint64_t state = 28u * (8192 * 3 + 8192 * 16) * 4;  // 28 Mamba layers, f32
+  const uint64_t attention = 4u * 4096 * 2 * 8 * 128 * 2;
+  EXPECT_EQ(p.kv_pool_bytes, attention + 2 * state);
+}
+
+TEST(Engines, LlamaCppSaysWhenTheBuffersDoNotFit) {
+  const PlanReport p = plan_ok(llamacpp("llama-3.1-8b", 131072));
+  EXPECT_FALSE(p.starts);
+  EXPECT_GT(p.max_context, 8192u);
+  EXPECT_LT(p.max_context, 131072u);
+}
+
+// SGLang log: "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB" for a Qwen2.5-32B-class
+// model at TP 4 (2 KV heads of 128 per rank, 64 layers, bf16; SGLang's GB are GiB).
+TEST(Engines, SglangCellSizeAndTokens) {
+  PlanInput in;
+  in.model.config_json = test::read_fixture("qwen2_5_32b_shape.json");
+  in.engine = "sglang";
+  in.tensor_parallel = 4;
+  const uint64_t cell = 64 * 2 * (128 + 128) * 2;  // K + V, all local layers
+  in.kv_memory_bytes = 46611 * cell + cell / 2;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.kv_pool_tokens, 46611u);
+  const double k_size_gib = static_cast<double>(p.kv_pool_tokens * cell / 2) / kGiB;
+  EXPECT_NEAR(k_size_gib, 1.42, 0.005);
+}
+
+TEST(Engines, SglangBudgetIsFreeAfterWeightsLessTheReserve) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.engine = "sglang";
+  in.gpu_memory_bytes = 80 * kGiB;
+  in.mem_fraction_static = 0.8;
+  in.max_model_len = 8192;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.kv_pool_bytes, 64 * kGiB - p.weights_bytes);  // 80 - 16 (reserve) - weights
+  EXPECT_EQ(p.kv_pool_tokens, p.kv_pool_bytes / 131072);
+  in.mem_fraction_static = 0.15;  // reserve 68 GiB: nothing left
+  const PlanReport none = plan_ok(in);
+  EXPECT_FALSE(none.starts);
+  EXPECT_NE(none.startup_error.find("increase --mem-fraction-static. Current value: 0.15"),
+            std::string::npos);
+  in.mem_fraction_static = 1.5;
+  EXPECT_EQ(plan(in).error.field, "mem_fraction_static");
+}
+
+// TensorRT-LLM rounds the token budget UP to blocks of 32 (calculateMaxNumBlocks) and counts
+// capacity in whole blocks per sequence (getMaxCapacityBatchSize).
+TEST(Engines, TensorRtLlmCeilsToBlocksOf32) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.engine = "tensorrt-llm";
+  in.kv_memory_bytes = 100 * 131072;  // 100 tokens
+  in.max_model_len = 64;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.kv_pool_tokens, 100u);
+  EXPECT_EQ(p.num_blocks, 4u);
+  EXPECT_EQ(p.max_concurrency, 2.0);
+  in.max_model_len = 200;
+  EXPECT_FALSE(plan_ok(in).starts);
+  in.free_gpu_memory_fraction = 0;
+  EXPECT_EQ(plan(in).error.field, "free_gpu_memory_fraction");
+}
+
+TEST(Engines, TensorRtLlmFractionOfFreeMemory) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.engine = "tensorrt-llm";
+  in.gpu_memory_bytes = 40 * kGiB;
+  in.free_gpu_memory_fraction = 0.5;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.kv_pool_bytes, (40 * kGiB - p.weights_bytes) / 2);
+}
+
+}  // namespace
+}  // namespace kvscope
