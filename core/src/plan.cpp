@@ -4,6 +4,7 @@
 
 #include "engine_profiles.hpp"
 #include "kvscope/parallelism.hpp"
+#include "kvscope/roofline.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope {
@@ -38,22 +39,92 @@ Result<Dtype> resolve_weight_dtype(const PlanInput& in, const ModelShape& shape)
   return parse_dtype(name, DtypeUse::kWeight, "weight_dtype");
 }
 
-// Weights one GPU of pipeline stage `rank` holds.
+// Parameters of pipeline stage `rank` (before the TP split).
+Result<ParameterCount> stage_params(const PlanInput& in, const ModelShape& stage_layers,
+                                    uint32_t rank) {
+  const Result<ParameterCount> counted = count_parameters(stage_layers);
+  if (!counted.ok) return counted;
+  return Result<ParameterCount>::success(stage_parameters(counted.value, stage_layers, rank == 0,
+                                                          rank + 1 == in.pipeline_parallel,
+                                                          in.pipeline_parallel));
+}
+
+// Weights one GPU of a stage holds.
 Result<uint64_t> stage_weights_bytes(const PlanInput& in, const PlanReport& r,
-                                     const ModelShape& stage_layers, uint32_t rank) {
+                                     const ParameterCount& stage, const ModelShape& shape) {
   const uint64_t gpus_per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   if (in.weights_bytes != 0)
     return Result<uint64_t>::success(ceil_div(in.weights_bytes, gpus_per_replica));
-  const Result<ParameterCount> counted = count_parameters(stage_layers);
-  if (!counted.ok) return Result<uint64_t>::failure(counted.error);
-  const ParameterCount stage =
-      stage_parameters(counted.value, stage_layers, rank == 0, rank + 1 == in.pipeline_parallel,
-                       in.pipeline_parallel);
-  const Result<WeightBytes> bytes = weight_bytes(
-      stage, r.weight_dtype,
-      parse_dtype(serving_dtype(stage_layers), DtypeUse::kWeight, "weight_dtype").value);
+  const Result<WeightBytes> bytes =
+      weight_bytes(stage, r.weight_dtype,
+                   parse_dtype(serving_dtype(shape), DtypeUse::kWeight, "weight_dtype").value);
   if (!bytes.ok) return Result<uint64_t>::failure(bytes.error);
   return Result<uint64_t>::success(ceil_div(bytes.value.total, in.tensor_parallel));
+}
+
+// Decode and prefill on every stage, one after the other (a pipeline serves one batch through
+// all stages), and the batch at which the KV pool rather than bandwidth caps throughput.
+Result<PlanRoofline> roofline(const PlanInput& in, const PlanReport& r,
+                              const std::vector<GpuLoad>& loads, const ModelShape& tightest_shape) {
+  using RR = Result<PlanRoofline>;
+  PlanRoofline out;
+  if (r.gpu_id.empty()) {
+    out.reason = "needs a catalogue GPU (--gpu) for its bandwidth and peak";
+    return RR::success(out);
+  }
+  const GpuEntry gpu = find_gpu(r.gpu_id).value;
+  const bool fp8 = r.weight_dtype.name == "fp8" && gpu.fp8_dense_flops > 0;
+  out.peaks = HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
+                            fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
+  if (out.peaks.flops == 0)
+    out.reason = "the catalogue has no bf16 peak for this GPU: compute time not estimated";
+  out.batch = in.model.batch;
+  out.context_tokens = r.estimate.workload.context_tokens;
+  out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
+  const Result<KvEstimate> per_sequence =
+      estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                  KvWorkload{out.context_tokens, 1, 0, 0});
+  if (!per_sequence.ok) return RR::failure(per_sequence.error);
+  out.kv_capped_batch = per_sequence.value.kv_bytes_per_sequence == 0
+                            ? 0
+                            : r.kv_pool_bytes / per_sequence.value.kv_bytes_per_sequence;
+  auto sum_stages = [&](auto&& step) -> Result<StepEstimate> {
+    StepEstimate total;
+    for (const GpuLoad& load : loads) {
+      const Result<StepEstimate> s = step(load);
+      if (!s.ok) return s;
+      total.weight_bytes += s.value.weight_bytes;
+      total.kv_bytes += s.value.kv_bytes;
+      total.flops += s.value.flops;
+      total.memory_time_s += s.value.memory_time_s;
+      total.compute_time_s += s.value.compute_time_s;
+      total.time_s += s.value.time_s;
+      total.experts_read_per_moe_layer = s.value.experts_read_per_moe_layer;
+    }
+    total.bound = total.compute_time_s > total.memory_time_s ? "compute" : "memory";
+    return Result<StepEstimate>::success(total);
+  };
+  const Dtype& kv = r.estimate.kv_dtype;
+  const Dtype& state = r.estimate.state_dtype;
+  auto decode_at = [&](uint64_t batch) {
+    return sum_stages([&](const GpuLoad& l) {
+      return decode_step(l, kv, state, out.peaks, batch, out.context_tokens);
+    });
+  };
+  const Result<StepEstimate> decode = decode_at(out.batch);
+  if (!decode.ok) return RR::failure(decode.error);
+  out.decode = decode.value;
+  const Result<StepEstimate> first = sum_stages(
+      [&](const GpuLoad& l) { return prefill(l, kv, state, out.peaks, out.prompt_tokens); });
+  if (!first.ok) return RR::failure(first.error);
+  out.prefill = first.value;
+  if (out.kv_capped_batch > 0) {
+    const Result<StepEstimate> capped = decode_at(out.kv_capped_batch);
+    if (!capped.ok) return RR::failure(capped.error);
+    out.decode_at_kv_cap = capped.value;
+  }
+  out.available = true;
+  return RR::success(out);
 }
 
 Result<PlanReport> run_engine(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in) {
@@ -161,6 +232,8 @@ Result<PlanReport> plan(const PlanInput& in) {
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   r.data_parallel = in.gpus == 0 ? 1 : in.gpus / per_replica;
   PlanReport tightest;
+  size_t tightest_rank = 0;
+  std::vector<GpuLoad> loads;
   bool all_start = true;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     const Result<ModelShape> gpu_shape =
@@ -171,9 +244,16 @@ Result<PlanReport> plan(const PlanInput& in) {
     stage_layers.layers.assign(shape.layers.begin() + static_cast<std::ptrdiff_t>(first),
                                shape.layers.begin() + static_cast<std::ptrdiff_t>(end));
     PlanReport stage = r;
-    const Result<uint64_t> stage_weights = stage_weights_bytes(in, r, stage_layers, rank);
+    const Result<ParameterCount> stage_count = stage_params(in, stage_layers, rank);
+    if (!stage_count.ok) return R::failure(stage_count.error);
+    const Result<uint64_t> stage_weights = stage_weights_bytes(in, r, stage_count.value, shape);
     if (!stage_weights.ok) return R::failure(stage_weights.error);
     stage.weights_bytes = stage_weights.value;
+    const double per_param = stage_count.value.total == 0
+                                 ? 0
+                                 : static_cast<double>(stage_weights.value) * in.tensor_parallel /
+                                       static_cast<double>(stage_count.value.total);
+    loads.push_back(GpuLoad{gpu_shape.value, stage_count.value, per_param, in.tensor_parallel});
     Result<PlanReport> run = run_engine(std::move(stage), gpu_shape.value, in);
     if (!run.ok) return run;
     const PlanReport& s = run.value;
@@ -189,7 +269,10 @@ Result<PlanReport> plan(const PlanInput& in) {
     r.total_weights_bytes += s.weights_bytes * per_replica / in.pipeline_parallel;
     r.total_kv_pool_bytes += s.kv_pool_bytes * per_replica / in.pipeline_parallel;
     all_start = all_start && s.starts;
-    if (rank == 0 || s.max_concurrency < tightest.max_concurrency) tightest = run.value;
+    if (rank == 0 || s.max_concurrency < tightest.max_concurrency) {
+      tightest = run.value;
+      tightest_rank = rank;
+    }
   }
   tightest.stages = std::move(r.stages);
   tightest.tensor_parallel = r.tensor_parallel;
@@ -204,6 +287,10 @@ Result<PlanReport> plan(const PlanInput& in) {
     tightest.estimate.kv.kv_bytes_total = r.total_kv_pool_bytes;
   }
   tightest.estimate.workload = r.estimate.workload;
+  const Result<PlanRoofline> estimate_roofline =
+      roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
+  if (!estimate_roofline.ok) return R::failure(estimate_roofline.error);
+  tightest.roofline = estimate_roofline.value;
   return R::success(std::move(tightest));
 }
 

@@ -85,6 +85,45 @@ ordered_json group_json(const GroupKv& g, const Dtype& kv) {
 
 }  // namespace
 
+static ordered_json step_json(const StepEstimate& e, uint64_t sequences) {
+  ordered_json j{{"weight_bytes_read", e.weight_bytes},
+                 {"kv_bytes", e.kv_bytes},
+                 {"flops", e.flops},
+                 {"memory_time_s", e.memory_time_s},
+                 {"compute_time_s", e.compute_time_s},
+                 {"time_s", e.time_s},
+                 {"bound", e.bound},
+                 {"tokens_per_s", e.time_s > 0 ? static_cast<double>(sequences) / e.time_s : 0.0}};
+  if (e.experts_read_per_moe_layer > 0)
+    j["experts_read_per_moe_layer"] = e.experts_read_per_moe_layer;
+  return j;
+}
+
+static ordered_json roofline_json(const PlanRoofline& r) {
+  if (!r.available) return ordered_json{{"available", false}, {"reason", r.reason}};
+  ordered_json decode = step_json(r.decode, r.batch);
+  decode["batch"] = r.batch;
+  decode["context_tokens"] = r.context_tokens;
+  decode["tokens_per_s_per_sequence"] = r.decode.time_s > 0 ? 1.0 / r.decode.time_s : 0.0;
+  ordered_json prefill = step_json(r.prefill, r.prompt_tokens);  // tokens/s of prompt processed
+  prefill["prompt_tokens"] = r.prompt_tokens;
+  ordered_json capped = nullptr;
+  if (r.kv_capped_batch > 0) {
+    capped = step_json(r.decode_at_kv_cap, r.kv_capped_batch);
+    capped["batch"] = r.kv_capped_batch;
+  }
+  return ordered_json{
+      {"available", true},
+      {"note", r.reason.empty() ? "estimates from datasheet peaks, not measurements" : r.reason},
+      {"bandwidth_bytes_per_s", r.peaks.bandwidth_bytes_per_s},
+      {"peak_flops", r.peaks.flops},
+      {"peak_dtype", r.peaks.flops_dtype},
+      {"decode", decode},
+      {"prefill", prefill},
+      {"kv_capped_batch", r.kv_capped_batch},
+      {"decode_at_kv_capped_batch", capped}};
+}
+
 static ordered_json estimate_json(const EstimateReport& r) {
   const KvWorkload& w = r.workload;
   ordered_json j;
@@ -184,7 +223,7 @@ std::string plan_to_json(const PlanReport& p) {
   j["totals"] = ordered_json{{"weights_bytes", p.total_weights_bytes},
                              {"kv_pool_bytes", p.total_kv_pool_bytes},
                              {"max_concurrency", p.total_max_concurrency}};
-  j["roofline"] = nullptr;  // decode/prefill estimates: not computed yet (issue 3, item 6)
+  j["roofline"] = roofline_json(p.roofline);
   j["notes"] = p.notes;
   return dump(j);
 }

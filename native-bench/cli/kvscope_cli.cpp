@@ -433,6 +433,34 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << "  error              " << p.startup_error << "\n";
     out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
   }
+  const PlanRoofline& rf = p.roofline;
+  if (rf.available) {
+    auto step_line = [&out](const char* label, const StepEstimate& s, uint64_t sequences) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "  %-18s %.3f ms (%s-bound: %.3f ms memory, %.3f ms compute), %.1f tokens/s\n",
+                    label, s.time_s * 1e3, s.bound.c_str(), s.memory_time_s * 1e3,
+                    s.compute_time_s * 1e3,
+                    s.time_s > 0 ? static_cast<double>(sequences) / s.time_s : 0.0);
+      out << line;
+    };
+    out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
+        << "):\n";
+    step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
+    step_line(("prefill " + std::to_string(rf.prompt_tokens)).c_str(), rf.prefill,
+              rf.prompt_tokens);
+    if (rf.kv_capped_batch > 0) {
+      step_line(("decode batch " + std::to_string(rf.kv_capped_batch)).c_str(), rf.decode_at_kv_cap,
+                rf.kv_capped_batch);
+      out << "  the KV pool caps the batch at " << with_commas(rf.kv_capped_batch)
+          << " sequences of " << with_commas(rf.context_tokens) << " tokens\n";
+    }
+    if (rf.decode.experts_read_per_moe_layer > 0) {
+      char experts[64];
+      std::snprintf(experts, sizeof experts, "%.1f", rf.decode.experts_read_per_moe_layer);
+      out << "  MoE: " << experts << " distinct experts read per layer per decode step\n";
+    }
+  }
   if (!p.notes.empty() || !e.assumptions.empty()) {
     out << "\nNotes and assumptions:\n";
     for (const std::string& n : p.notes) out << "  - " << n << "\n";

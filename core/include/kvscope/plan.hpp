@@ -10,6 +10,7 @@
 #include "kvscope/catalog.hpp"
 #include "kvscope/config_import.hpp"
 #include "kvscope/estimate.hpp"
+#include "kvscope/roofline.hpp"
 #include "kvscope/weights.hpp"
 
 namespace kvscope {
@@ -40,6 +41,20 @@ struct PlanInput {
   uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
   bool kv_unified = true;  // llama.cpp: one cache shared by the sequences (llama-server)
   std::string v_dtype;     // llama.cpp --cache-type-v; empty = the KV dtype
+};
+
+// Decode and prefill roofline for the plan's GPU (per replica: pipeline stages add up).
+struct PlanRoofline {
+  bool available = false;
+  std::string reason;  // why not, or what is missing
+  HardwarePeaks peaks;
+  uint64_t batch = 0;           // decode batch (--batch)
+  uint64_t context_tokens = 0;  // tokens each sequence attends over
+  uint64_t prompt_tokens = 0;   // prefill length
+  StepEstimate decode;
+  StepEstimate prefill;
+  uint64_t kv_capped_batch = 0;  // the most sequences of context_tokens the KV pool holds
+  StepEstimate decode_at_kv_cap;
 };
 
 // One pipeline stage as one of its GPUs sees it.
@@ -92,6 +107,7 @@ struct PlanReport {
   uint64_t total_weights_bytes = 0;
   uint64_t total_kv_pool_bytes = 0;
   double total_max_concurrency = 0;  // x data-parallel replicas
+  PlanRoofline roofline;
 };
 
 Result<PlanReport> plan(const PlanInput& input);

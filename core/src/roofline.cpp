@@ -1,0 +1,121 @@
+// Roofline arithmetic. Matmul FLOPs are 2 per weight per token; attention FLOPs are
+// 2 x heads x (dk + dv) per attended token (MLA: heads x (2 x kv_lora_rank + rope) absorbed into
+// the latent); recurrent layers cost 2 FLOPs per state value per token.
+#include "kvscope/roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kvscope/kv_arithmetic.hpp"
+
+namespace kvscope {
+namespace {
+
+// Attention FLOPs per attended token for one query token in layer `l`.
+double attention_flops_per_token(const ModelShape& s, const LayerSpec& l) {
+  if (l.attention == AttentionKind::kNone) return 0;
+  const double heads = s.num_attention_heads;
+  const double width = l.attention == AttentionKind::kMla
+                           ? 2.0 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim
+                           : static_cast<double>(s.head_dim) + l.v_head_dim;
+  return 2.0 * heads * width;
+}
+
+// Recurrent state update FLOPs per token.
+double state_flops(const LayerSpec& l) { return 2.0 * static_cast<double>(l.state_values); }
+
+// Tokens a layer attends to for a query at position `position` (1-based).
+double attended(const LayerSpec& l, uint64_t position) {
+  return static_cast<double>(l.windowed() ? std::min(position, l.window_tokens) : position);
+}
+
+// Weight parameters one GPU reads for `tokens` tokens of work: everything but the embedding
+// table and the routed experts nobody is sent to.
+double weight_params_read(const GpuLoad& g, uint64_t tokens, double* experts_per_layer) {
+  const ModelShape& s = g.gpu_shape;
+  const ParameterCount& p = g.stage_params;
+  double params = static_cast<double>(p.total - p.embedding - p.routed_experts);
+  *experts_per_layer = 0;
+  if (s.moe.num_experts != 0 && p.routed_experts != 0) {
+    const double moe_layers =
+        static_cast<double>(std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) {
+          return l.mlp == MlpKind::kMoe;
+        }));
+    const double per_layer =
+        static_cast<double>(p.routed_experts) / moe_layers;  // router + all experts
+    const double router = static_cast<double>(s.hidden_size) * s.moe.num_experts;
+    const double per_expert = (per_layer - router) / s.moe.num_experts;
+    *experts_per_layer =
+        expected_distinct_experts(s.moe.num_experts, s.moe.experts_per_token, tokens);
+    params += moe_layers * (router + *experts_per_layer * per_expert);
+  }
+  return params / g.tensor_parallel;
+}
+
+StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
+  e.memory_time_s = peaks.bandwidth_bytes_per_s > 0
+                        ? (e.weight_bytes + e.kv_bytes) / peaks.bandwidth_bytes_per_s
+                        : 0;
+  e.compute_time_s = peaks.flops > 0 ? e.flops / peaks.flops : 0;
+  e.time_s = std::max(e.memory_time_s, e.compute_time_s);
+  e.bound = e.compute_time_s > e.memory_time_s ? "compute" : "memory";
+  return e;
+}
+
+}  // namespace
+
+double expected_distinct_experts(uint32_t experts, uint32_t top_k, uint64_t tokens) {
+  if (experts == 0) return 0;
+  const double miss = 1.0 - static_cast<double>(top_k) / experts;
+  return experts * (1.0 - std::pow(miss, static_cast<double>(tokens)));
+}
+
+Result<StepEstimate> decode_step(const GpuLoad& g, const Dtype& kv, const Dtype& state,
+                                 const HardwarePeaks& peaks, uint64_t batch, uint64_t context) {
+  using R = Result<StepEstimate>;
+  if (batch == 0)
+    return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
+  const Result<KvEstimate> per_sequence =
+      estimate_kv(g.gpu_shape, kv, state, KvWorkload{context, 1, 0, 0});
+  if (!per_sequence.ok) return R::failure(per_sequence.error);
+  StepEstimate e;
+  const double weight_params = weight_params_read(g, batch, &e.experts_read_per_moe_layer);
+  e.weight_bytes = weight_params * g.weight_bytes_per_param;
+  e.kv_bytes =
+      static_cast<double>(batch) * static_cast<double>(per_sequence.value.kv_bytes_per_sequence);
+  const ParameterCount& p = g.stage_params;
+  double per_token = 2.0 * static_cast<double>(p.active_per_token) / g.tensor_parallel;
+  for (const LayerSpec& l : g.gpu_shape.layers) {
+    per_token += attention_flops_per_token(g.gpu_shape, l) * attended(l, context) + state_flops(l);
+  }
+  e.flops = per_token * static_cast<double>(batch);
+  return R::success(finish(e, peaks));
+}
+
+Result<StepEstimate> prefill(const GpuLoad& g, const Dtype& kv, const Dtype& state,
+                             const HardwarePeaks& peaks, uint64_t prompt) {
+  using R = Result<StepEstimate>;
+  if (prompt == 0)
+    return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
+  const Result<KvEstimate> written =
+      estimate_kv(g.gpu_shape, kv, state, KvWorkload{prompt, 1, 0, 0});
+  if (!written.ok) return R::failure(written.error);
+  StepEstimate e;
+  e.weight_bytes =
+      weight_params_read(g, prompt, &e.experts_read_per_moe_layer) * g.weight_bytes_per_param;
+  e.kv_bytes = static_cast<double>(written.value.kv_bytes_per_sequence);
+  const double n = static_cast<double>(prompt);
+  e.flops = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel * n;
+  for (const LayerSpec& l : g.gpu_shape.layers) {
+    // Causal: position i attends to min(i, W) tokens; sum over i = 1..P.
+    double tokens = n * (n + 1) / 2;
+    if (l.windowed() && l.window_tokens < prompt) {
+      const double w = static_cast<double>(l.window_tokens);
+      tokens = w * (w + 1) / 2 + (n - w) * w;
+    }
+    e.flops += attention_flops_per_token(g.gpu_shape, l) * tokens + state_flops(l) * n;
+  }
+  return R::success(finish(e, peaks));
+}
+
+}  // namespace kvscope

@@ -1,0 +1,83 @@
+// Roofline estimates: bytes and FLOPs per decode step and prefill, which bound applies, MoE
+// expert reads, and the batch at which the KV pool caps throughput.
+#include "kvscope/roofline.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kvscope/plan.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+PlanReport plan_on_h100(const std::string& id, uint64_t context, uint64_t batch,
+                        uint64_t prompt = 0) {
+  PlanInput in;
+  in.model.model_id = id;
+  in.model.batch = batch;
+  in.model.prompt_tokens = prompt;
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = context;
+  const Result<PlanReport> r = plan(in);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  EXPECT_TRUE(r.value.roofline.available) << r.value.roofline.reason;
+  return r.value;
+}
+
+TEST(Roofline, ExpectedDistinctExperts) {
+  EXPECT_DOUBLE_EQ(expected_distinct_experts(8, 2, 1), 2.0);
+  EXPECT_NEAR(expected_distinct_experts(8, 2, 1000), 8.0, 1e-9);
+  EXPECT_LT(expected_distinct_experts(128, 8, 4), 32.0);  // overlaps make it less than 4 x 8
+  EXPECT_GT(expected_distinct_experts(128, 8, 4), 8.0);
+  EXPECT_EQ(expected_distinct_experts(0, 0, 10), 0.0);
+}
+
+TEST(Roofline, DecodeAtBatchOneReadsTheWeightsAndOneCache) {
+  const PlanReport p = plan_on_h100("llama-3.1-8b", 4096, 1);
+  const StepEstimate& d = p.roofline.decode;
+  EXPECT_EQ(d.bound, "memory");
+  EXPECT_DOUBLE_EQ(d.weight_bytes, 2.0 * static_cast<double>(p.params.total - p.params.embedding));
+  EXPECT_DOUBLE_EQ(d.kv_bytes, 4096.0 * 131072);
+  EXPECT_NEAR(d.memory_time_s, (d.weight_bytes + d.kv_bytes) / 3.35e12, 1e-12);
+  EXPECT_GT(1.0 / d.time_s, 150.0);  // about 200 tokens/s: the bandwidth ceiling of one stream
+  EXPECT_LT(1.0 / d.time_s, 250.0);
+}
+
+TEST(Roofline, BatchingAmortizesWeightsUntilTheKvPoolCapsIt) {
+  const PlanReport one = plan_on_h100("llama-3.1-8b", 8192, 1);
+  const PlanReport many = plan_on_h100("llama-3.1-8b", 8192, 16);
+  EXPECT_DOUBLE_EQ(many.roofline.decode.weight_bytes, one.roofline.decode.weight_bytes);
+  EXPECT_DOUBLE_EQ(many.roofline.decode.kv_bytes, 16 * one.roofline.decode.kv_bytes);
+  const double tps_one = 1 / one.roofline.decode.time_s;
+  const double tps_many = 16 / many.roofline.decode.time_s;
+  EXPECT_GT(tps_many, 5 * tps_one);
+  const PlanRoofline& r = many.roofline;
+  EXPECT_EQ(r.kv_capped_batch, many.kv_pool_bytes / (8192 * 131072));
+  EXPECT_GT(static_cast<double>(r.kv_capped_batch) / r.decode_at_kv_cap.time_s, tps_many);
+}
+
+TEST(Roofline, LongPrefillIsComputeBoundAndShortContextHugeBatchToo) {
+  EXPECT_EQ(plan_on_h100("llama-3.1-8b", 8192, 1, 8192).roofline.prefill.bound, "compute");
+  EXPECT_EQ(plan_on_h100("llama-3.1-8b", 16, 4096).roofline.decode.bound, "compute");
+}
+
+TEST(Roofline, MoeReadsOnlyTheRoutedExperts) {
+  const PlanReport p = plan_on_h100("qwen3-30b-a3b", 4096, 1);
+  EXPECT_DOUBLE_EQ(p.roofline.decode.experts_read_per_moe_layer, 8.0);  // top-8 of 128 at batch 1
+  EXPECT_LT(p.roofline.decode.weight_bytes, 0.2 * static_cast<double>(p.weights_bytes));
+  const PlanReport batch = plan_on_h100("qwen3-30b-a3b", 4096, 64);
+  EXPECT_GT(batch.roofline.decode.experts_read_per_moe_layer, 100.0);
+}
+
+TEST(Roofline, NeedsACatalogueGpu) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_memory_bytes = 24'000'000'000;
+  const Result<PlanReport> r = plan(in);
+  ASSERT_TRUE(r.ok);
+  EXPECT_FALSE(r.value.roofline.available);
+  EXPECT_FALSE(r.value.roofline.reason.empty());
+}
+
+}  // namespace
+}  // namespace kvscope
