@@ -127,6 +127,27 @@ Result<PlanRoofline> roofline(const PlanInput& in, const PlanReport& r,
   return RR::success(out);
 }
 
+// Concurrency the tightest stage's pool sustains for the length distributions.
+Result<WorkloadCapacity> workload_on(const PlanInput& in, const PlanReport& r,
+                                     const ModelShape& gpu_shape) {
+  using RW = Result<WorkloadCapacity>;
+  if (in.prompt_lengths.empty() || in.output_lengths.empty()) {
+    return RW::failure(make_error(kMissingField,
+                                  in.prompt_lengths.empty() ? "prompt_lengths" : "output_lengths",
+                                  "give both prompt and output length distributions"));
+  }
+  const Result<LengthDistribution> prompt =
+      parse_length_distribution(in.prompt_lengths, "prompt_lengths");
+  if (!prompt.ok) return RW::failure(prompt.error);
+  const Result<LengthDistribution> output =
+      parse_length_distribution(in.output_lengths, "output_lengths");
+  if (!output.ok) return RW::failure(output.error);
+  const WorkloadInput w{prompt.value, output.value, in.model.shared_prefix_tokens, r.max_model_len,
+                        r.block_size_tokens};
+  return workload_capacity(gpu_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.kv_pool_bytes,
+                           w);
+}
+
 Result<PlanReport> run_engine(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in) {
   if (in.engine == "vllm") return engines::plan_vllm(std::move(r), gpu_shape, in);
   if (in.engine == "sglang") return engines::plan_sglang(std::move(r), gpu_shape, in);
@@ -291,6 +312,13 @@ Result<PlanReport> plan(const PlanInput& in) {
       roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
   if (!estimate_roofline.ok) return R::failure(estimate_roofline.error);
   tightest.roofline = estimate_roofline.value;
+  if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
+    const Result<WorkloadCapacity> workload =
+        workload_on(in, tightest, loads[tightest_rank].gpu_shape);
+    if (!workload.ok) return R::failure(workload.error);
+    tightest.has_workload = true;
+    tightest.workload = workload.value;
+  }
   return R::success(std::move(tightest));
 }
 

@@ -224,6 +224,19 @@ std::string plan_to_json(const PlanReport& p) {
                              {"kv_pool_bytes", p.total_kv_pool_bytes},
                              {"max_concurrency", p.total_max_concurrency}};
   j["roofline"] = roofline_json(p.roofline);
+  if (p.has_workload) {
+    const WorkloadCapacity& w = p.workload;
+    j["workload"] = ordered_json{{"mean_prompt_tokens", w.mean_prompt_tokens},
+                                 {"mean_output_tokens", w.mean_output_tokens},
+                                 {"mean_tokens_held", w.mean_tokens_held},
+                                 {"mean_kv_bytes_per_sequence", w.mean_bytes_per_sequence},
+                                 {"stddev_kv_bytes_per_sequence", w.stddev_bytes_per_sequence},
+                                 {"expected_concurrency", w.expected_concurrency},
+                                 {"p99_concurrency", w.p99_concurrency},
+                                 {"assumptions", w.assumptions}};
+  } else {
+    j["workload"] = nullptr;
+  }
   j["notes"] = p.notes;
   return dump(j);
 }

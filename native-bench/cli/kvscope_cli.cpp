@@ -40,13 +40,16 @@ const char* const kUsage =
     "N]\n"
     "       [--max-num-batched-tokens N] [--disable-hybrid-kv-cache-manager]\n"
     "       [--mem-fraction-static F] [--free-gpu-memory-fraction F] [--parallel N] [--ubatch N]\n"
-    "       [--no-kv-unified] [--kv-dtype T] [--v-dtype T]\n"
+    "       [--no-kv-unified] [--kv-dtype T] [--v-dtype T] [--prompt-lengths DIST --output-lengths "
+    "DIST]\n"
+    "       [--shared-prefix N] [--prompt-tokens N]\n"
     "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes "
     "SIZE]\n"
     "       [--overhead SIZE] [--context N] [--batch N] [--set FIELD=VALUE ...] [--json]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
+    "      DIST: 4096, uniform:512-8192 or lognormal:mean=2000,p99=16000.\n"
     "  models [--json]   the model catalogue (ids for --model)\n"
     "  gpus [--json]     the GPU catalogue\n"
     "  dtypes [--json]   KV-cache and weight dtypes with their exact storage cost\n"
@@ -261,7 +264,9 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"mem_fraction_static", "--mem-fraction-static"},
       {"free_gpu_memory_fraction", "--free-gpu-memory-fraction"},
       {"parallel", "--parallel"},
-      {"v_dtype", "--v-dtype"}};
+      {"v_dtype", "--v-dtype"},
+      {"prompt_lengths", "--prompt-lengths"},
+      {"output_lengths", "--output-lengths"}};
   for (const auto& [field, flag] : kFlags) {
     if (e.field != field) continue;
     e.message = flag + e.message.substr(e.field.size());
@@ -461,6 +466,18 @@ void print_plan(const PlanReport& p, std::ostream& out) {
       out << "  MoE: " << experts << " distinct experts read per layer per decode step\n";
     }
   }
+  if (p.has_workload) {
+    const WorkloadCapacity& w = p.workload;
+    char line[256];
+    std::snprintf(
+        line, sizeof line,
+        "\nWorkload: %.0f prompt + %.0f output tokens on average, %.0f held per running request\n"
+        "  concurrent requests the pool sustains: %.1f expected, %llu at p99\n",
+        w.mean_prompt_tokens, w.mean_output_tokens, w.mean_tokens_held, w.expected_concurrency,
+        static_cast<unsigned long long>(w.p99_concurrency));
+    out << line;
+    for (const std::string& a : w.assumptions) out << "  - " << a << "\n";
+  }
   if (!p.notes.empty() || !e.assumptions.empty()) {
     out << "\nNotes and assumptions:\n";
     for (const std::string& n : p.notes) out << "  - " << n << "\n";
@@ -497,7 +514,11 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                                 "--overhead",
                                                 "--batch",
                                                 "--set",
-                                                "--v-dtype"};
+                                                "--v-dtype",
+                                                "--prompt-lengths",
+                                                "--output-lengths",
+                                                "--shared-prefix",
+                                                "--prompt-tokens"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags,
                            {"--disable-hybrid-kv-cache-manager", "--no-kv-unified"})) {
@@ -520,6 +541,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                     {"--max-num-batched-tokens", &in.max_num_batched_tokens, true},
                                     {"--context", &in.model.context_tokens, true},
                                     {"--batch", &in.model.batch, true},
+                                    {"--shared-prefix", &in.model.shared_prefix_tokens, false},
+                                    {"--prompt-tokens", &in.model.prompt_tokens, true},
                                     {"--gpus", &gpus, true},
                                     {"--tp", &tp, true},
                                     {"--pp", &pp, true},
@@ -547,6 +570,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   in.ubatch = ubatch;
   in.kv_unified = !flags.has("--no-kv-unified");
   if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
+  if (flags.has("--prompt-lengths")) in.prompt_lengths = flags.values["--prompt-lengths"];
+  if (flags.has("--output-lengths")) in.output_lengths = flags.values["--output-lengths"];
   if (auto u = parse_number(flags, "--mem-fraction-static", in.mem_fraction_static)) {
     return fail_usage(out, err, json, *u);
   }

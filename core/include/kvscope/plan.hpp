@@ -12,6 +12,7 @@
 #include "kvscope/estimate.hpp"
 #include "kvscope/roofline.hpp"
 #include "kvscope/weights.hpp"
+#include "kvscope/workload.hpp"
 
 namespace kvscope {
 
@@ -39,8 +40,10 @@ struct PlanInput {
   double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
   uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
   uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
-  bool kv_unified = true;  // llama.cpp: one cache shared by the sequences (llama-server)
-  std::string v_dtype;     // llama.cpp --cache-type-v; empty = the KV dtype
+  bool kv_unified = true;      // llama.cpp: one cache shared by the sequences (llama-server)
+  std::string v_dtype;         // llama.cpp --cache-type-v; empty = the KV dtype
+  std::string prompt_lengths;  // a length distribution ("uniform:512-8192", ...); empty = none
+  std::string output_lengths;  // both or neither
 };
 
 // Decode and prefill roofline for the plan's GPU (per replica: pipeline stages add up).
@@ -108,6 +111,8 @@ struct PlanReport {
   uint64_t total_kv_pool_bytes = 0;
   double total_max_concurrency = 0;  // x data-parallel replicas
   PlanRoofline roofline;
+  bool has_workload = false;  // prompt and output length distributions were given
+  WorkloadCapacity workload;
 };
 
 Result<PlanReport> plan(const PlanInput& input);
