@@ -6,6 +6,7 @@
 #include "kvscope/parallelism.hpp"
 #include "kvscope/roofline.hpp"
 #include "kvscope/units.hpp"
+#include "plan_state.hpp"
 
 namespace kvscope {
 namespace {
@@ -189,9 +190,10 @@ Result<PlanReport> validate(const PlanInput& in) {
 
 }  // namespace
 
-Result<PlanReport> plan(const PlanInput& in) {
+Result<PlanState> plan_state(const PlanInput& in) {
+  using R = Result<PlanState>;
   Result<PlanReport> checked = validate(in);
-  if (!checked.ok) return checked;
+  if (!checked.ok) return R::failure(checked.error);
   PlanReport r = std::move(checked.value);
   r.engine = in.engine;
 
@@ -276,7 +278,7 @@ Result<PlanReport> plan(const PlanInput& in) {
                                        static_cast<double>(stage_count.value.total);
     loads.push_back(GpuLoad{gpu_shape.value, stage_count.value, per_param, in.tensor_parallel});
     Result<PlanReport> run = run_engine(std::move(stage), gpu_shape.value, in);
-    if (!run.ok) return run;
+    if (!run.ok) return R::failure(run.error);
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
     for (const LayerSpec& l : gpu_shape.value.layers) {
@@ -319,7 +321,13 @@ Result<PlanReport> plan(const PlanInput& in) {
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
-  return R::success(std::move(tightest));
+  return R::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
+}
+
+Result<PlanReport> plan(const PlanInput& in) {
+  Result<PlanState> state = plan_state(in);
+  if (!state.ok) return Result<PlanReport>::failure(state.error);
+  return Result<PlanReport>::success(std::move(state.value.report));
 }
 
 }  // namespace kvscope

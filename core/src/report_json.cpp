@@ -241,6 +241,30 @@ std::string plan_to_json(const PlanReport& p) {
   return dump(j);
 }
 
+std::string sweeps_to_json(const Sweeps& s) {
+  auto series_json = [](const Series& series) {
+    ordered_json points = ordered_json::array();
+    for (const auto& [x, y] : series.points) points.push_back(ordered_json::array({x, y}));
+    return ordered_json{{"name", series.name}, {"points", points}};
+  };
+  ordered_json kv = ordered_json::array();
+  for (const Series& series : s.kv_bytes_vs_context) kv.push_back(series_json(series));
+  ordered_json memory = ordered_json::object();
+  for (const auto& [label, bytes] : s.memory_breakdown) memory[label + "_bytes"] = bytes;
+  return dump(ordered_json{
+      {"schema", "kvscope.sweeps/1"},
+      {"kvscope_version", kVersion},
+      {"model", s.plan.estimate.model_id.empty() ? ordered_json(s.plan.estimate.model_name)
+                                                 : ordered_json(s.plan.estimate.model_id)},
+      {"engine", s.plan.engine},
+      {"kv_bytes_vs_context", kv},
+      {"concurrency_vs_context", series_json(s.concurrency_vs_context)},
+      {"step_time_s_vs_batch", series_json(s.step_time_vs_batch)},
+      {"tokens_per_s_vs_batch", series_json(s.throughput_vs_batch)},
+      {"kv_capped_batch", s.kv_capped_batch},
+      {"memory_breakdown_per_gpu", memory}});
+}
+
 std::string error_to_json(const Error& e) {
   ordered_json j{
       {"schema", kReportSchema},

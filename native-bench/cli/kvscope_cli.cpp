@@ -16,6 +16,7 @@
 #include "kvscope/dtype.hpp"
 #include "kvscope/estimate.hpp"
 #include "kvscope/report_json.hpp"
+#include "kvscope/sweeps.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::cli {
@@ -50,6 +51,9 @@ const char* const kUsage =
     "starts.\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
     "      DIST: 4096, uniform:512-8192 or lognormal:mean=2000,p99=16000.\n"
+    "  sweep <plan options> [--points N] [--min-context N] [--max-context N] [--max-batch N]\n"
+    "      Chart data: KV bytes vs context per dtype, sequences the pool holds vs context,\n"
+    "      decode step time and tokens/s vs batch, memory per GPU.\n"
     "  models [--json]   the model catalogue (ids for --model)\n"
     "  gpus [--json]     the GPU catalogue\n"
     "  dtypes [--json]   KV-cache and weight dtypes with their exact storage cost\n"
@@ -485,40 +489,76 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   }
 }
 
+void print_sweeps(const Sweeps& s, std::ostream& out) {
+  out << "kvscope sweep: " << s.plan.estimate.model_name << ", engine " << s.plan.engine << "\n\n";
+  out << pad("context", 12);
+  for (const Series& series : s.kv_bytes_vs_context) out << pad(series.name + " bytes/seq", 22);
+  out << "sequences in the pool\n";
+  for (size_t i = 0; i < s.concurrency_vs_context.points.size(); ++i) {
+    out << pad(with_commas(static_cast<uint64_t>(s.concurrency_vs_context.points[i].first)), 12);
+    for (const Series& series : s.kv_bytes_vs_context) {
+      out << pad(with_commas(static_cast<uint64_t>(series.points[i].second)), 22);
+    }
+    out << with_commas(static_cast<uint64_t>(s.concurrency_vs_context.points[i].second)) << "\n";
+  }
+  if (!s.throughput_vs_batch.points.empty()) {
+    out << "\n"
+        << pad("batch", 10) << pad("step time", 14) << "decode tokens/s (KV pool caps the batch at "
+        << with_commas(s.kv_capped_batch) << ")\n";
+    for (size_t i = 0; i < s.throughput_vs_batch.points.size(); ++i) {
+      char line[96];
+      std::snprintf(
+          line, sizeof line, "%-10llu%-14s%.1f\n",
+          static_cast<unsigned long long>(s.throughput_vs_batch.points[i].first),
+          (std::to_string(s.step_time_vs_batch.points[i].second * 1e3).substr(0, 7) + " ms")
+              .c_str(),
+          s.throughput_vs_batch.points[i].second);
+      out << line;
+    }
+  }
+  out << "\nMemory per GPU:\n";
+  for (const auto& [label, bytes] : s.memory_breakdown)
+    out << "  " << pad(label, 26) << bytes_line(bytes) << "\n";
+}
+
+// `plan` and `sweep` share their inputs; `sweep` adds the range flags.
 int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-             const FileReader& read_file) {
+             const FileReader& read_file, bool sweep_mode) {
   Flags flags;
-  const std::vector<std::string> value_flags = {"--model",
-                                                "--config",
-                                                "--gpu",
-                                                "--gpu-memory",
-                                                "--kv-memory",
-                                                "--gpus",
-                                                "--tp",
-                                                "--pp",
-                                                "--engine",
-                                                "--gpu-memory-utilization",
-                                                "--max-model-len",
-                                                "--block-size",
-                                                "--max-num-batched-tokens",
-                                                "--mem-fraction-static",
-                                                "--free-gpu-memory-fraction",
-                                                "--context",
-                                                "--parallel",
-                                                "--ubatch",
-                                                "--kv-dtype",
-                                                "--weight-dtype",
-                                                "--weights-bytes",
-                                                "--activation-bytes",
-                                                "--non-torch-bytes",
-                                                "--overhead",
-                                                "--batch",
-                                                "--set",
-                                                "--v-dtype",
-                                                "--prompt-lengths",
-                                                "--output-lengths",
-                                                "--shared-prefix",
-                                                "--prompt-tokens"};
+  std::vector<std::string> value_flags = {"--model",
+                                          "--config",
+                                          "--gpu",
+                                          "--gpu-memory",
+                                          "--kv-memory",
+                                          "--gpus",
+                                          "--tp",
+                                          "--pp",
+                                          "--engine",
+                                          "--gpu-memory-utilization",
+                                          "--max-model-len",
+                                          "--block-size",
+                                          "--max-num-batched-tokens",
+                                          "--mem-fraction-static",
+                                          "--free-gpu-memory-fraction",
+                                          "--context",
+                                          "--parallel",
+                                          "--ubatch",
+                                          "--kv-dtype",
+                                          "--weight-dtype",
+                                          "--weights-bytes",
+                                          "--activation-bytes",
+                                          "--non-torch-bytes",
+                                          "--overhead",
+                                          "--batch",
+                                          "--set",
+                                          "--v-dtype",
+                                          "--prompt-lengths",
+                                          "--output-lengths",
+                                          "--shared-prefix",
+                                          "--prompt-tokens"};
+  if (sweep_mode)
+    value_flags.insert(value_flags.end(),
+                       {"--points", "--min-context", "--max-context", "--max-batch"});
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags,
                            {"--disable-hybrid-kv-cache-manager", "--no-kv-unified"})) {
@@ -586,6 +626,26 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     in.overrides.emplace_back(set.substr(0, eq), set.substr(eq + 1));
   }
+  if (sweep_mode) {
+    SweepRange range;
+    uint64_t points = range.points;
+    if (auto u = parse_counts(flags, {{"--points", &points, true},
+                                      {"--min-context", &range.min_context, true},
+                                      {"--max-context", &range.max_context, true},
+                                      {"--max-batch", &range.max_batch, true}})) {
+      return fail_usage(out, err, json, *u);
+    }
+    if (points > 100000) return fail_usage(out, err, json, {"--points", "must be at most 100000"});
+    range.points = static_cast<uint32_t>(points);
+    const Result<Sweeps> sweeps = sweep(in, range);
+    if (!sweeps.ok) return fail(out, err, json, as_cli_error(sweeps.error, in.model));
+    if (json) {
+      out << sweeps_to_json(sweeps.value) << "\n";
+    } else {
+      print_sweeps(sweeps.value, out);
+    }
+    return 0;
+  }
   const Result<PlanReport> report = plan(in);
   if (!report.ok) return fail(out, err, json, as_cli_error(report.error, in.model));
   if (json) {
@@ -652,11 +712,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return 0;
   }
   if (args[0] == "estimate") return run_estimate(args, out, err, read_file);
-  if (args[0] == "plan") return run_plan(args, out, err, read_file);
+  if (args[0] == "plan") return run_plan(args, out, err, read_file, false);
+  if (args[0] == "sweep") return run_plan(args, out, err, read_file, true);
   if (args[0] == "models" || args[0] == "gpus" || args[0] == "dtypes")
     return run_list(args[0], args, out, err);
   err << "kvscope: error: command: unknown command " << quote_user_text(args[0])
-      << " (expected estimate, plan, models, gpus or dtypes)\n";
+      << " (expected estimate, plan, sweep, models, gpus or dtypes)\n";
   return 2;
 }
 

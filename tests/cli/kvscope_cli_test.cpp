@@ -242,6 +242,17 @@ TEST(Cli, PlanLlamaCppBuffersForContextAndParallel) {
   EXPECT_EQ(json_of(r)["kv_bytes_total"], (272u + 512u) << 20);  // one unified cache of 8192 cells
 }
 
+TEST(Cli, SweepJson) {
+  const CliRun r =
+      kvscope({"sweep", "--model", "llama-3.1-8b", "--gpu", "l4", "--points", "10", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["schema"], "kvscope.sweeps/1");
+  EXPECT_EQ(j["concurrency_vs_context"]["points"].size(), 10u);
+  EXPECT_EQ(kvscope({"sweep", "--model", "llama-3.1-8b", "--gpu", "l4", "--points", "1"}).status,
+            2);
+}
+
 TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(kvscope({"--help"}).status, 0);
   EXPECT_EQ(kvscope({"estimate", "--help"}).status, 0);

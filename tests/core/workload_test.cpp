@@ -1,10 +1,11 @@
 // Length distributions and the concurrency a KV pool sustains for them.
+#include "kvscope/workload.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "kvscope/plan.hpp"
-#include "kvscope/workload.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -35,8 +36,9 @@ TEST(Workload, ParsesTheThreeForms) {
 }
 
 TEST(Workload, BadDistributionsNameTheField) {
-  for (const char* spec : {"", "-5", "uniform:9-3", "uniform:5", "lognormal:mean=2000", "lognormal:mean=100,p99=50",
-                           "lognormal:mean=10,p99=1000", "gaussian:3", "<script>"}) {
+  for (const char* spec :
+       {"", "-5", "uniform:9-3", "uniform:5", "lognormal:mean=2000", "lognormal:mean=100,p99=50",
+        "lognormal:mean=10,p99=1000", "gaussian:3", "<script>"}) {
     const Result<LengthDistribution> d = parse_length_distribution(spec, "output_lengths");
     ASSERT_FALSE(d.ok) << spec;
     EXPECT_EQ(d.error.field, "output_lengths");
@@ -84,7 +86,8 @@ TEST(Workload, PlanReportsItForTheEnginePool) {
   const Result<PlanReport> p = plan(in);
   ASSERT_TRUE(p.ok) << p.error.message;
   ASSERT_TRUE(p.value.has_workload);
-  EXPECT_GT(p.value.workload.expected_concurrency, p.value.max_concurrency);  // most requests are short
+  EXPECT_GT(p.value.workload.expected_concurrency,
+            p.value.max_concurrency);  // most requests are short
   in.output_lengths.clear();
   EXPECT_EQ(plan(in).error.field, "output_lengths");
 }

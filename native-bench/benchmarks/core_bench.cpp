@@ -1,0 +1,64 @@
+// Google Benchmark suite for the core paths a page redraws on every input change: config import,
+// the KV estimate, a full plan and a 1,000-point sweep. Run: build/native/native-bench/kvscope_bench
+#include <benchmark/benchmark.h>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/config_import.hpp"
+#include "kvscope/estimate.hpp"
+#include "kvscope/plan.hpp"
+#include "kvscope/sweeps.hpp"
+
+namespace kvscope {
+namespace {
+
+PlanInput llama_on_h100() {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 131072;
+  return in;
+}
+
+void BM_ImportConfig(benchmark::State& state) {
+  const std::string config = find_model("gemma-3-27b").value.config_json;
+  for (auto _ : state) benchmark::DoNotOptimize(import_config(config));
+}
+BENCHMARK(BM_ImportConfig);
+
+void BM_Estimate(benchmark::State& state) {
+  EstimateInput in;
+  in.model_id = "llama-3.1-8b";
+  in.context_tokens = 131072;
+  for (auto _ : state) benchmark::DoNotOptimize(estimate(in));
+}
+BENCHMARK(BM_Estimate);
+
+void BM_Plan(benchmark::State& state) {
+  const PlanInput in = llama_on_h100();
+  for (auto _ : state) {
+    const Result<PlanReport> r = plan(in);
+    if (!r.ok) state.SkipWithError(r.error.message.c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_Plan)->Unit(benchmark::kMicrosecond);
+
+// The slider case: 1,000 contexts x 4 KV dtypes, 1,000 concurrency points, 1,000 batch points.
+void BM_Sweep1000(benchmark::State& state) {
+  const PlanInput in = llama_on_h100();
+  SweepRange range;
+  range.points = 1000;
+  range.min_context = 1;
+  range.max_batch = 100000;
+  for (auto _ : state) {
+    const Result<Sweeps> r = sweep(in, range);
+    if (!r.ok) state.SkipWithError(r.error.message.c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_Sweep1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace kvscope
+
+BENCHMARK_MAIN();
