@@ -191,30 +191,30 @@ Result<PlanReport> validate(const PlanInput& in) {
 }  // namespace
 
 Result<PlanState> plan_state(const PlanInput& in) {
-  using R = Result<PlanState>;
+  using RS = Result<PlanState>;
   Result<PlanReport> checked = validate(in);
-  if (!checked.ok) return R::failure(checked.error);
+  if (!checked.ok) return RS::failure(checked.error);
   PlanReport r = std::move(checked.value);
   r.engine = in.engine;
 
   Result<EstimateInput> model = model_with_overrides(in);
-  if (!model.ok) return R::failure(model.error);
+  if (!model.ok) return RS::failure(model.error);
   if (model.value.context_tokens == 0) model.value.context_tokens = in.max_model_len;
   Result<EstimateReport> estimated = estimate(model.value);
-  if (!estimated.ok) return R::failure(estimated.error);
+  if (!estimated.ok) return RS::failure(estimated.error);
   r.estimate = std::move(estimated.value);
   const ModelShape& shape = r.estimate.shape;
 
   const Result<ParameterCount> params = count_parameters(shape);
-  if (!params.ok) return R::failure(params.error);
+  if (!params.ok) return RS::failure(params.error);
   r.params = params.value;
   const Result<Dtype> weights = resolve_weight_dtype(in, shape);
-  if (!weights.ok) return R::failure(weights.error);
+  if (!weights.ok) return RS::failure(weights.error);
   r.weight_dtype = weights.value;
 
   if (!in.gpu_id.empty()) {
     const Result<GpuEntry> gpu = find_gpu(in.gpu_id);
-    if (!gpu.ok) return R::failure(gpu.error);
+    if (!gpu.ok) return RS::failure(gpu.error);
     r.gpu_id = gpu.value.id;
     r.gpu_name = gpu.value.name;
     r.gpu_memory_bytes = gpu.value.memory_bytes;
@@ -228,7 +228,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   }
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
   if (r.max_model_len == 0) {
-    return R::failure(make_error(kMissingField, "max_model_len",
+    return RS::failure(make_error(kMissingField, "max_model_len",
                                  "required: the config has no max_position_embeddings"));
   }
 
@@ -245,7 +245,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;
     const Result<KvEstimate> paged =
         estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
-    if (!paged.ok) return R::failure(paged.error);
+    if (!paged.ok) return RS::failure(paged.error);
     r.estimate.kv = paged.value;
   }
 
@@ -261,16 +261,16 @@ Result<PlanState> plan_state(const PlanInput& in) {
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     const Result<ModelShape> gpu_shape =
         shard_shape(shape, in.tensor_parallel, rank, in.pipeline_parallel);
-    if (!gpu_shape.ok) return R::failure(gpu_shape.error);
+    if (!gpu_shape.ok) return RS::failure(gpu_shape.error);
     ModelShape stage_layers = shape;  // the stage's layers, unsharded, for its parameter count
     const auto [first, end] = pipeline_layers(shape.layers.size(), rank, in.pipeline_parallel);
     stage_layers.layers.assign(shape.layers.begin() + static_cast<std::ptrdiff_t>(first),
                                shape.layers.begin() + static_cast<std::ptrdiff_t>(end));
     PlanReport stage = r;
     const Result<ParameterCount> stage_count = stage_params(in, stage_layers, rank);
-    if (!stage_count.ok) return R::failure(stage_count.error);
+    if (!stage_count.ok) return RS::failure(stage_count.error);
     const Result<uint64_t> stage_weights = stage_weights_bytes(in, r, stage_count.value, shape);
-    if (!stage_weights.ok) return R::failure(stage_weights.error);
+    if (!stage_weights.ok) return RS::failure(stage_weights.error);
     stage.weights_bytes = stage_weights.value;
     const double per_param = stage_count.value.total == 0
                                  ? 0
@@ -278,7 +278,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
                                        static_cast<double>(stage_count.value.total);
     loads.push_back(GpuLoad{gpu_shape.value, stage_count.value, per_param, in.tensor_parallel});
     Result<PlanReport> run = run_engine(std::move(stage), gpu_shape.value, in);
-    if (!run.ok) return R::failure(run.error);
+    if (!run.ok) return RS::failure(run.error);
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
     for (const LayerSpec& l : gpu_shape.value.layers) {
@@ -312,16 +312,16 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.estimate.workload = r.estimate.workload;
   const Result<PlanRoofline> estimate_roofline =
       roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
-  if (!estimate_roofline.ok) return R::failure(estimate_roofline.error);
+  if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
   tightest.roofline = estimate_roofline.value;
   if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
     const Result<WorkloadCapacity> workload =
         workload_on(in, tightest, loads[tightest_rank].gpu_shape);
-    if (!workload.ok) return R::failure(workload.error);
+    if (!workload.ok) return RS::failure(workload.error);
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
-  return R::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
+  return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
 }
 
 Result<PlanReport> plan(const PlanInput& in) {
