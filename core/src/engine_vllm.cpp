@@ -30,7 +30,8 @@ std::string format_gib_like_vllm(uint64_t bytes) {
 
 // One vLLM KV-cache spec type and the layers that have it.
 struct VllmType {
-  AttentionKind kind = AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked
+  AttentionKind kind =
+      AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked, kNone = Mamba
   uint64_t window = 0;
   uint64_t page_bytes = 0;  // one block of one layer
   uint64_t layers = 0;
@@ -40,13 +41,6 @@ struct VllmType {
 
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
-  for (const LayerSpec& l : shape.layers) {
-    if (l.state != StateKind::kNone) {
-      return R::failure(make_error(
-          kUnsupported, "engine",
-          "vllm: hybrid Mamba / linear-attention models are not modelled yet; use --engine plain"));
-    }
-  }
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
   r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens
                              : large_card                   ? 8192
@@ -81,10 +75,52 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     return R::success(std::move(r));
   }
 
-  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
-  std::vector<VllmType> types;
-  const uint64_t bs = r.block_size_tokens;
+  // Hybrid attention + Mamba models: the attention block grows until its page holds a Mamba state,
+  // then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
+  // vllm/model_executor/models/config.py).
+  uint64_t mamba_page = 0, attention_per_token = 0;
   for (const LayerSpec& l : shape.layers) {
+    const Result<uint64_t> state =
+        row_bytes(r.estimate.state_dtype, l.state_values, 1, "state_dtype");
+    if (!state.ok) return R::failure(state.error);
+    mamba_page = std::max(mamba_page, state.value);
+    const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
+    if (!per_token.ok) return R::failure(per_token.error);
+    attention_per_token = std::max(attention_per_token, per_token.value);
+  }
+  if (mamba_page > 0 && attention_per_token == 0) {
+    return R::failure(
+        make_error(kUnsupported, "engine", "vllm: attention-free models are not modelled yet"));
+  }
+  uint64_t bs = r.block_size_tokens;
+  if (mamba_page > 0) {
+    const uint64_t needed = 16 * ceil_div(mamba_page, 16 * attention_per_token);
+    if (bs < needed) {
+      bs = needed;
+      r.notes.push_back(
+          "Setting attention block size to " + std::to_string(bs) +
+          " tokens to ensure that attention page size is >= mamba page size (vLLM's log)");
+    }
+    r.block_size_tokens = bs;
+  }
+
+  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
+  // Mamba layers are their own type (kind kNone here) with the padded page.
+  std::vector<VllmType> types;
+  auto add_layer = [&types](const VllmType& t) {
+    auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
+      return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
+    });
+    if (same == types.end()) {
+      types.push_back(t);
+      types.back().layers = 1;
+    } else {
+      ++same->layers;
+    }
+  };
+  for (const LayerSpec& l : shape.layers) {
+    if (l.state != StateKind::kNone)
+      add_layer(VllmType{AttentionKind::kNone, 0, bs * attention_per_token, 1});
     if (!l.keeps_tokens()) continue;
     VllmType t;
     t.kind =
@@ -93,15 +129,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
     if (!per_token.ok) return R::failure(per_token.error);
     t.page_bytes = per_token.value * bs;
-    auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
-      return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
-    });
-    if (same == types.end()) {
-      t.layers = 1;
-      types.push_back(t);
-    } else {
-      ++same->layers;
-    }
+    add_layer(t);
   }
   if (types.empty())
     return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
@@ -146,7 +174,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     CheckedU64 blocks;
     for (const VllmType& t : types) {
       uint64_t per_group = 0;
-      if (t.kind == AttentionKind::kSlidingWindow) {
+      if (t.kind == AttentionKind::kNone) {
+        per_group = 1;  // one state per request (MambaSpec without prefix caching)
+      } else if (t.kind == AttentionKind::kSlidingWindow) {
         per_group = ceil_div(std::min(t.window - 1 + r.max_num_batched_tokens, len), bs) + 1;
       } else if (t.kind == AttentionKind::kChunked) {
         per_group = ceil_div(std::min(t.window + r.max_num_batched_tokens, len), bs);

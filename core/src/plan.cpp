@@ -229,7 +229,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
   if (r.max_model_len == 0) {
     return RS::failure(make_error(kMissingField, "max_model_len",
-                                 "required: the config has no max_position_embeddings"));
+                                  "required: the config has no max_position_embeddings"));
   }
 
   // Paging: vLLM's default block is 16 tokens, 64 for MLA (FlashMLA, vllm/platforms/cuda.py).
@@ -306,10 +306,16 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.starts = all_start;
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;
+  if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
+    tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
+    const Result<KvEstimate> paged =
+        estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
+    if (!paged.ok) return RS::failure(paged.error);
+    tightest.estimate.kv = paged.value;
+  }
   if (in.engine == "llama.cpp") {  // its workload is its K + V buffers for --context / --parallel
     tightest.estimate.kv.kv_bytes_total = r.total_kv_pool_bytes;
   }
-  tightest.estimate.workload = r.estimate.workload;
   const Result<PlanRoofline> estimate_roofline =
       roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
   if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);

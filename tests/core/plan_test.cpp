@@ -189,6 +189,26 @@ TEST(Plan, Float32CheckpointsLoadInFloat16) {
   EXPECT_EQ(p.kv_pool_tokens, p.num_blocks * 16);
 }
 
+// Hybrid attention + Mamba-2 (Nemotron-H 8B's mixer dims): the attention block grows to
+// 16 x cdiv(mamba page, 16 x attention bytes per token) = 528 tokens, 1,056 with fp8 KV; both
+// figures appear in vLLM's "Setting attention block size to N tokens" logs (engine-formulas §1.3).
+TEST(Plan, VllmRaisesTheBlockForMambaHybrids) {
+  PlanInput in = fixture("nemotron_h_pattern.json");
+  in.gpu_id = "h100-sxm-80gb";
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.block_size_tokens, 528u);
+  EXPECT_TRUE(p.starts);
+  // 4 Mamba layers and 1 attention layer: groups of 1 layer, 5 groups; one state per request.
+  const uint64_t page = 528u * 4096;
+  EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / page);
+  EXPECT_EQ(p.kv_pool_tokens, p.num_blocks / 5 * 528);
+  in.model.kv_dtype = "fp8";
+  EXPECT_EQ(plan_ok(in).block_size_tokens, 1056u);
+  PlanInput jamba = catalogue("jamba-v0.1");
+  jamba.kv_memory_bytes = 10 * kGiB;
+  EXPECT_EQ(plan_ok(jamba).block_size_tokens, 80u);  // 311,296-byte state / 4,096 bytes per token
+}
+
 TEST(Plan, BadInput) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;
