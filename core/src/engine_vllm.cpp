@@ -64,8 +64,11 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
           ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
     }
     r.non_torch_bytes = in.non_torch_bytes != 0 ? in.non_torch_bytes : kVllmNonTorchBytes;
-    r.kv_pool_bytes = left_after(
-        r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes + r.non_torch_bytes);
+    // v0.9 to ~v0.17 do not subtract CUDA-graph memory; newer releases estimate and subtract it.
+    r.cudagraph_bytes = in.cudagraph_bytes;
+    r.kv_pool_bytes =
+        left_after(r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes +
+                                          r.non_torch_bytes + r.cudagraph_bytes);
   }
   if (r.kv_pool_bytes == 0) {
     r.starts = false;

@@ -185,7 +185,8 @@ std::string plan_to_json(const PlanReport& p) {
   j["budget"] =
       ordered_json{{"kv_memory_given", p.kv_memory_given}, {"requested_bytes", p.requested_bytes},
                    {"weights_bytes", p.weights_bytes},     {"activation_bytes", p.activation_bytes},
-                   {"non_torch_bytes", p.non_torch_bytes}, {"kv_pool_bytes", p.kv_pool_bytes}};
+                   {"non_torch_bytes", p.non_torch_bytes}, {"cudagraph_bytes", p.cudagraph_bytes},
+                   {"kv_pool_bytes", p.kv_pool_bytes}};
   j["kv_pool_bytes"] = p.kv_pool_bytes;
   j["block_size_tokens"] =
       p.block_size_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.block_size_tokens);

@@ -46,7 +46,8 @@ const char* const kUsage =
     "       [--shared-prefix N] [--prompt-tokens N]\n"
     "       [--weight-dtype T] [--weights-bytes SIZE] [--activation-bytes SIZE] [--non-torch-bytes "
     "SIZE]\n"
-    "       [--overhead SIZE] [--context N] [--batch N] [--set FIELD=VALUE ...] [--json]\n"
+    "       [--cudagraph-bytes SIZE] [--overhead SIZE] [--context N] [--batch N] [--set "
+    "FIELD=VALUE ...] [--json]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
@@ -409,6 +410,8 @@ void print_plan(const PlanReport& p, std::ostream& out) {
           << " (gpu_memory_utilization)\n";
       out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
       out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
+      if (p.cudagraph_bytes != 0)
+        out << "  CUDA graphs        " << bytes_line(p.cudagraph_bytes) << "\n";
     }
   }
   out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
@@ -548,6 +551,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--weights-bytes",
                                           "--activation-bytes",
                                           "--non-torch-bytes",
+                                          "--cudagraph-bytes",
                                           "--overhead",
                                           "--batch",
                                           "--set",
@@ -593,7 +597,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::pair<const char*, uint64_t*> sizes[] = {
       {"--gpu-memory", &in.gpu_memory_bytes},     {"--kv-memory", &in.kv_memory_bytes},
       {"--weights-bytes", &in.weights_bytes},     {"--activation-bytes", &in.activation_bytes},
-      {"--non-torch-bytes", &in.non_torch_bytes}, {"--overhead", &in.overhead_bytes}};
+      {"--non-torch-bytes", &in.non_torch_bytes}, {"--cudagraph-bytes", &in.cudagraph_bytes},
+      {"--overhead", &in.overhead_bytes}};
   for (const auto& [flag, target] : sizes) {
     if (auto u = parse_size(flags, flag, *target)) return fail_usage(out, err, json, *u);
   }

@@ -86,6 +86,14 @@ TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
   EXPECT_NEAR(static_cast<double>(tokens), 9155, 16);  // 1.2e9 / 131,072, in whole blocks of 16
 }
 
+TEST(Plan, CudaGraphMemoryComesOutOfThePool) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_id = "h100-sxm-80gb";
+  const uint64_t without = plan_ok(in).kv_pool_bytes;
+  in.cudagraph_bytes = kGiB;
+  EXPECT_EQ(without - plan_ok(in).kv_pool_bytes, kGiB);
+}
+
 TEST(Plan, Fp8KvAndFourBitWeightsAreTheArticlesRemedies) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;

@@ -35,6 +35,7 @@ struct PlanInput {
   bool disable_hybrid_kv_cache_manager = false;
   uint64_t activation_bytes = 0;   // vLLM profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;    // vLLM non-torch memory; 0 = estimated
+  uint64_t cudagraph_bytes = 0;    // vLLM CUDA-graph memory, subtracted by newer releases; 0 = none
   uint64_t overhead_bytes = 0;     // runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)
   double mem_fraction_static = 0;  // SGLang; 0 = its default
   double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
@@ -86,6 +87,7 @@ struct PlanReport {
   uint64_t requested_bytes = 0;
   uint64_t activation_bytes = 0;
   uint64_t non_torch_bytes = 0;
+  uint64_t cudagraph_bytes = 0;
   uint64_t kv_pool_bytes = 0;
   bool kv_memory_given = false;
   // Capacity.
