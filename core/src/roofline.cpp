@@ -52,6 +52,20 @@ double weight_params_read(const GpuLoad& g, uint64_t tokens, double* experts_per
   return params / g.tensor_parallel;
 }
 
+// Bytes a step moves: the weights `tokens` tokens route through, and `sequences` caches of
+// `length` tokens (read by a decode step, written by a prefill).
+Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype& state,
+                                 uint64_t tokens, uint64_t length, uint64_t sequences) {
+  const Result<KvEstimate> cache = estimate_kv(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
+  if (!cache.ok) return Result<StepEstimate>::failure(cache.error);
+  StepEstimate e;
+  e.weight_bytes =
+      weight_params_read(g, tokens, &e.experts_read_per_moe_layer) * g.weight_bytes_per_param;
+  e.kv_bytes =
+      static_cast<double>(sequences) * static_cast<double>(cache.value.kv_bytes_per_sequence);
+  return Result<StepEstimate>::success(e);
+}
+
 StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
   e.memory_time_s = peaks.bandwidth_bytes_per_s > 0
                         ? (e.weight_bytes + e.kv_bytes) / peaks.bandwidth_bytes_per_s
@@ -75,21 +89,14 @@ Result<StepEstimate> decode_step(const GpuLoad& g, const Dtype& kv, const Dtype&
   using R = Result<StepEstimate>;
   if (batch == 0)
     return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
-  const Result<KvEstimate> per_sequence =
-      estimate_kv(g.gpu_shape, kv, state, KvWorkload{context, 1, 0, 0});
-  if (!per_sequence.ok) return R::failure(per_sequence.error);
-  StepEstimate e;
-  const double weight_params = weight_params_read(g, batch, &e.experts_read_per_moe_layer);
-  e.weight_bytes = weight_params * g.weight_bytes_per_param;
-  e.kv_bytes =
-      static_cast<double>(batch) * static_cast<double>(per_sequence.value.kv_bytes_per_sequence);
-  const ParameterCount& p = g.stage_params;
-  double per_token = 2.0 * static_cast<double>(p.active_per_token) / g.tensor_parallel;
+  Result<StepEstimate> e = bytes_moved(g, kv, state, batch, context, batch);
+  if (!e.ok) return e;
+  double per_token = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel;
   for (const LayerSpec& l : g.gpu_shape.layers) {
     per_token += attention_flops_per_token(g.gpu_shape, l) * attended(l, context) + state_flops(l);
   }
-  e.flops = per_token * static_cast<double>(batch);
-  return R::success(finish(e, peaks));
+  e.value.flops = per_token * static_cast<double>(batch);
+  return R::success(finish(e.value, peaks));
 }
 
 Result<StepEstimate> prefill(const GpuLoad& g, const Dtype& kv, const Dtype& state,
@@ -97,13 +104,9 @@ Result<StepEstimate> prefill(const GpuLoad& g, const Dtype& kv, const Dtype& sta
   using R = Result<StepEstimate>;
   if (prompt == 0)
     return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
-  const Result<KvEstimate> written =
-      estimate_kv(g.gpu_shape, kv, state, KvWorkload{prompt, 1, 0, 0});
-  if (!written.ok) return R::failure(written.error);
-  StepEstimate e;
-  e.weight_bytes =
-      weight_params_read(g, prompt, &e.experts_read_per_moe_layer) * g.weight_bytes_per_param;
-  e.kv_bytes = static_cast<double>(written.value.kv_bytes_per_sequence);
+  Result<StepEstimate> moved = bytes_moved(g, kv, state, prompt, prompt, 1);
+  if (!moved.ok) return moved;
+  StepEstimate& e = moved.value;
   const double n = static_cast<double>(prompt);
   e.flops = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel * n;
   for (const LayerSpec& l : g.gpu_shape.layers) {

@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/dtype.hpp"
@@ -705,6 +708,27 @@ int run_list(const std::string& command, const std::vector<std::string>& args, s
 }
 
 }  // namespace
+
+bool read_file_from_disk(const std::string& path, std::string& content, std::string& error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = "is a directory";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open file";
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = "cannot read file";
+    return false;
+  }
+  content = buffer.str();
+  return true;
+}
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const FileReader& read_file) {

@@ -12,6 +12,9 @@ namespace kvscope::cli {
 using FileReader =
     std::function<bool(const std::string& path, std::string& content, std::string& error)>;
 
+// Reads a file from disk (what the kvscope binary uses); refuses directories.
+bool read_file_from_disk(const std::string& path, std::string& content, std::string& error);
+
 // Runs `kvscope <args...>` (args exclude the program name). Returns the exit status:
 // 0 success, 2 bad input (one line on `err` naming the field).
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,

@@ -11,11 +11,7 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
-PlanReport plan_ok(const PlanInput& in) {
-  const Result<PlanReport> r = plan(in);
-  EXPECT_TRUE(r.ok) << r.error.message;
-  return r.value;
-}
+using test::plan_ok;
 
 PlanInput llamacpp(const std::string& id, uint64_t context, const std::string& kv = "f16") {
   PlanInput in;

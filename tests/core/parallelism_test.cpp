@@ -11,11 +11,7 @@ namespace {
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
-PlanReport plan_ok(const PlanInput& in) {
-  const Result<PlanReport> r = plan(in);
-  EXPECT_TRUE(r.ok) << r.error.message;
-  return r.value;
-}
+using test::plan_ok;
 
 PlanInput with_kv_memory(const std::string& id, uint64_t bytes, uint32_t tp = 1, uint32_t pp = 1) {
   PlanInput in;

@@ -11,11 +11,7 @@ namespace {
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
-PlanReport plan_ok(const PlanInput& in) {
-  const Result<PlanReport> r = plan(in);
-  EXPECT_TRUE(r.ok) << r.error.message;
-  return r.value;
-}
+using test::plan_ok;
 
 PlanInput catalogue(const std::string& id) {
   PlanInput in;

@@ -10,6 +10,7 @@
 #include "kvscope/catalog.hpp"
 #include "kvscope/config_import.hpp"
 #include "kvscope/dtype.hpp"
+#include "kvscope/plan.hpp"
 
 namespace kvscope::test {
 
@@ -41,6 +42,12 @@ inline Dtype kv_dtype(const std::string& name) {
   Result<Dtype> d = parse_dtype(name, DtypeUse::kKv, "kv_dtype");
   EXPECT_TRUE(d.ok) << d.error.message;
   return d.value;
+}
+
+inline PlanReport plan_ok(const PlanInput& in) {
+  const Result<PlanReport> r = plan(in);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  return r.value;
 }
 
 inline bool has_assumption(const ImportedModel& m, const std::string& needle) {
