@@ -193,7 +193,7 @@ std::vector<Dtype> list_dtypes(DtypeUse use) {
 }
 
 Result<uint64_t> row_bytes(const Dtype& dtype, uint64_t row_values, uint64_t rows,
-                           const std::string& field) {
+                           const char* field) {
   if (row_values % dtype.block_values != 0) {
     return Result<uint64_t>::failure(
         make_error(kInvalidValue, field,
@@ -216,7 +216,7 @@ Result<uint64_t> row_bytes(const Dtype& dtype, uint64_t row_values, uint64_t row
   return Result<uint64_t>::success(total.value());
 }
 
-Result<uint64_t> stream_bytes(const Dtype& dtype, uint64_t values, const std::string& field) {
+Result<uint64_t> stream_bytes(const Dtype& dtype, uint64_t values, const char* field) {
   // Whole blocks, then the partial block at its proportional cost, rounded up to a byte.
   const CheckedU64 whole_bits = CheckedU64(values / dtype.block_values) * dtype.block_bits;
   const CheckedU64 tail_bits =

@@ -39,8 +39,49 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
   return Result<uint64_t>::success(k.value + v.value);
 }
 
-Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
-                               const KvWorkload& w) {
+Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype& state) {
+  using R = Result<KvLayout>;
+  for (size_t i = 0; i < shape.layers.size();
+       ++i) {  // shapes can be built by hand, not only imported
+    const LayerSpec& l = shape.layers[i];
+    auto at = [i] { return "layers[" + std::to_string(i) + "]"; };  // built only for an error
+    if (l.keeps_tokens() && (l.kv_heads == 0 || l.k_head_dim == 0)) {
+      return R::failure(
+          make_error(kInvalidValue, at(),
+                     "an attention layer needs at least one KV head and a head dimension"));
+    }
+    if (l.windowed() && l.window_tokens == 0) {
+      return R::failure(
+          make_error(kInvalidValue, at() + ".window_tokens", "must be at least 1 token"));
+    }
+  }
+  KvLayout out;
+  std::vector<LayerGroup> layer_groups = group_layers(shape);
+  out.groups.reserve(layer_groups.size());
+  for (LayerGroup& group : layer_groups) {
+    GroupKv g;
+    const LayerSpec& spec = group.spec;
+    const uint64_t layers = group.layer_indices.size();
+    const Result<uint64_t> per_layer = kv_bytes_per_token_per_layer(spec, kv);
+    if (!per_layer.ok) return R::failure(per_layer.error);
+    const Result<uint64_t> state_layer = row_bytes(state, spec.state_values, 1, "state_dtype");
+    if (!state_layer.ok) return R::failure(state_layer.error);
+    g.kv_bytes_per_token_per_layer = per_layer.value;
+    const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;
+    if (group_per_token.overflowed())
+      return R::failure(overflow("kv_dtype", "KV bytes per token").error);
+    g.kv_bytes_per_token = group_per_token.value();
+    const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
+    if (state_bytes.overflowed())
+      return R::failure(overflow("state_dtype", "recurrent state").error);
+    g.state_bytes_per_sequence = state_bytes.value();
+    g.group = std::move(group);
+    out.groups.push_back(std::move(g));
+  }
+  return R::success(std::move(out));
+}
+
+Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
   using R = Result<KvEstimate>;
   if (w.context_tokens == 0)
     return R::failure(make_error(kInvalidValue, "context", "must be at least 1 token"));
@@ -52,42 +93,20 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
                                      " tokens exceeds the context of " +
                                      std::to_string(w.context_tokens)));
   }
-  for (size_t i = 0; i < shape.layers.size();
-       ++i) {  // shapes can be built by hand, not only imported
-    const LayerSpec& l = shape.layers[i];
-    const std::string at = "layers[" + std::to_string(i) + "]";
-    if (l.keeps_tokens() && (l.kv_heads == 0 || l.k_head_dim == 0)) {
-      return R::failure(make_error(
-          kInvalidValue, at, "an attention layer needs at least one KV head and a head dimension"));
-    }
-    if (l.windowed() && l.window_tokens == 0) {
-      return R::failure(
-          make_error(kInvalidValue, at + ".window_tokens", "must be at least 1 token"));
-    }
-  }
   const uint64_t block = w.block_size_tokens == 0 ? 1 : w.block_size_tokens;
   const uint64_t prefix_blocks = w.shared_prefix_tokens / block;  // only whole blocks are shared
 
   KvEstimate out;
+  if (with_groups) out.groups.reserve(layout.groups.size());
   CheckedU64 per_token, per_sequence, total, state_total, shared_total;
-  for (LayerGroup& group : group_layers(shape)) {
-    GroupKv g;
-    const LayerSpec& spec = group.spec;
-    const uint64_t layers = group.layer_indices.size();
-    const Result<uint64_t> per_layer = kv_bytes_per_token_per_layer(spec, kv);
-    if (!per_layer.ok) return R::failure(per_layer.error);
-    const Result<uint64_t> state_layer = row_bytes(state, spec.state_values, 1, "state_dtype");
-    if (!state_layer.ok) return R::failure(state_layer.error);
-
-    g.kv_bytes_per_token_per_layer = per_layer.value;
-    const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;
-    if (group_per_token.overflowed())
-      return R::failure(overflow("kv_dtype", "KV bytes per token").error);
-    g.kv_bytes_per_token = group_per_token.value();
-    const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
-    if (state_bytes.overflowed())
-      return R::failure(overflow("state_dtype", "recurrent state").error);
-    g.state_bytes_per_sequence = state_bytes.value();
+  for (const GroupKv& layer_group : layout.groups) {
+    GroupKv g;  // the per-token figures; the group itself is copied only when asked for
+    g.kv_bytes_per_token_per_layer = layer_group.kv_bytes_per_token_per_layer;
+    g.kv_bytes_per_token = layer_group.kv_bytes_per_token;
+    g.state_bytes_per_sequence = layer_group.state_bytes_per_sequence;
+    const LayerSpec& spec = layer_group.group.spec;
+    const uint64_t layers = layer_group.group.layer_indices.size();
+    const CheckedU64 state_bytes = g.state_bytes_per_sequence;
 
     if (spec.keeps_tokens()) {
       out.kv_layers += layers;
@@ -134,8 +153,10 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
     total += g.kv_bytes_total;
     state_total += g.state_bytes_per_sequence;
     shared_total += g.shared_prefix_bytes;
-    g.group = std::move(group);
-    out.groups.push_back(std::move(g));
+    if (with_groups) {
+      g.group = layer_group.group;
+      out.groups.push_back(std::move(g));
+    }
   }
   if (per_sequence.overflowed())
     return R::failure(overflow("context", "KV bytes of one sequence").error);
@@ -149,6 +170,13 @@ Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const D
   out.state_bytes_per_sequence = state_total.value();
   out.shared_prefix_bytes = shared_total.value();
   return R::success(std::move(out));
+}
+
+Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
+                               const KvWorkload& w) {
+  const Result<KvLayout> layout = kv_layout(shape, kv, state);
+  if (!layout.ok) return Result<KvEstimate>::failure(layout.error);
+  return estimate_kv(layout.value, w, true);
 }
 
 Result<ProjectionCount> kv_projection_count(uint64_t prompt_tokens, uint64_t output_tokens) {

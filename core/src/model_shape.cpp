@@ -17,6 +17,7 @@ std::vector<LayerGroup> group_layers(const ModelShape& shape) {
     if (found == nullptr) {
       groups.push_back(LayerGroup{spec, {}});
       found = &groups.back();
+      found->layer_indices.reserve(shape.layers.size() - i);
     }
     found->layer_indices.push_back(i);
   }

@@ -69,16 +69,24 @@ Result<PlanRoofline> roofline(const PlanInput& in, const PlanReport& r,
                               const std::vector<GpuLoad>& loads, const ModelShape& tightest_shape) {
   using RR = Result<PlanRoofline>;
   PlanRoofline out;
-  if (r.gpu_id.empty()) {
-    out.reason = "needs a catalogue GPU (--gpu) for its bandwidth and peak";
+  if (!r.gpu_id.empty()) {
+    const GpuEntry gpu = find_gpu(r.gpu_id).value;
+    const bool fp8 = r.weight_dtype.name == "fp8" && gpu.fp8_dense_flops > 0;
+    out.peaks =
+        HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
+                      fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
+  }
+  if (in.gpu_bandwidth_bytes_per_s > 0)
+    out.peaks.bandwidth_bytes_per_s = in.gpu_bandwidth_bytes_per_s;
+  if (in.gpu_dense_flops > 0)
+    out.peaks = {out.peaks.bandwidth_bytes_per_s, in.gpu_dense_flops, "given"};
+  if (out.peaks.bandwidth_bytes_per_s <= 0) {
+    out.reason = "needs a catalogue GPU (--gpu) or a bandwidth (--gpu-bandwidth)";
     return RR::success(out);
   }
-  const GpuEntry gpu = find_gpu(r.gpu_id).value;
-  const bool fp8 = r.weight_dtype.name == "fp8" && gpu.fp8_dense_flops > 0;
-  out.peaks = HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
-                            fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
   if (out.peaks.flops == 0)
-    out.reason = "the catalogue has no bf16 peak for this GPU: compute time not estimated";
+    out.reason =
+        "no dense peak for this GPU (catalogue or --gpu-tflops): compute time not estimated";
   out.batch = in.model.batch;
   out.context_tokens = r.estimate.workload.context_tokens;
   out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
@@ -166,6 +174,14 @@ Result<PlanReport> validate(const PlanInput& in) {
   }
   if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1)) {
     return R::failure(make_error(kInvalidValue, "gpu_memory_utilization", "must be in (0, 1]"));
+  }
+  if (!(in.gpu_bandwidth_bytes_per_s >= 0 && in.gpu_bandwidth_bytes_per_s <= 1e15)) {
+    return R::failure(
+        make_error(kOutOfRange, "gpu_bandwidth", "must be between 0 and 1e15 bytes/s (1 PB/s)"));
+  }
+  if (!(in.gpu_dense_flops >= 0 && in.gpu_dense_flops <= 1e18)) {
+    return R::failure(
+        make_error(kOutOfRange, "gpu_flops", "must be between 0 and 1e18 FLOP/s (10^6 TFLOPS)"));
   }
   const int memory_sources =
       (in.gpu_id.empty() ? 0 : 1) + (in.gpu_memory_bytes ? 1 : 0) + (in.kv_memory_bytes ? 1 : 0);

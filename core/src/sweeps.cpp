@@ -45,10 +45,13 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
   for (const std::string& name : range.kv_dtypes) {
     const Result<Dtype> dtype = parse_dtype(name, DtypeUse::kKv, "kv_dtype");
     if (!dtype.ok) return R::failure(dtype.error);
+    const Result<KvLayout> layout =
+        kv_layout(p.estimate.shape, dtype.value, p.estimate.state_dtype);
+    if (!layout.ok) return R::failure(layout.error);
     Series series{dtype.value.name, {}};
+    series.points.reserve(contexts.size());
     for (const uint64_t context : contexts) {
-      const Result<KvEstimate> kv = estimate_kv(
-          p.estimate.shape, dtype.value, p.estimate.state_dtype, KvWorkload{context, 1, 0, 0});
+      const Result<KvEstimate> kv = estimate_kv(layout.value, KvWorkload{context, 1, 0, 0}, false);
       if (!kv.ok) return R::failure(kv.error);
       series.points.emplace_back(static_cast<double>(context),
                                  static_cast<double>(kv.value.kv_bytes_per_sequence));
@@ -58,10 +61,13 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
 
   // Sequences of each context the tightest GPU's pool holds, paged as the engine pages.
   out.concurrency_vs_context.name = "concurrency";
+  out.concurrency_vs_context.points.reserve(contexts.size());
+  const Result<KvLayout> pool_layout =
+      kv_layout(tightest.gpu_shape, p.estimate.kv_dtype, p.estimate.state_dtype);
+  if (!pool_layout.ok) return R::failure(pool_layout.error);
   for (const uint64_t context : contexts) {
     const Result<KvEstimate> kv =
-        estimate_kv(tightest.gpu_shape, p.estimate.kv_dtype, p.estimate.state_dtype,
-                    KvWorkload{context, 1, p.block_size_tokens, 0});
+        estimate_kv(pool_layout.value, KvWorkload{context, 1, p.block_size_tokens, 0}, false);
     if (!kv.ok) return R::failure(kv.error);
     const double per_sequence = static_cast<double>(kv.value.kv_bytes_total);
     out.concurrency_vs_context.points.emplace_back(

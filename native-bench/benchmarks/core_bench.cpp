@@ -1,12 +1,18 @@
 // Google Benchmark suite for the core paths a page redraws on every input change: config import,
-// the KV estimate, a full plan and a 1,000-point sweep. Run: build/native/native-bench/kvscope_bench
+// the KV estimate, a full plan, a 1,000-point sweep, and that sweep as the page runs it (JSON).
+// Run: build/native/native-bench/kvscope_bench
 #include <benchmark/benchmark.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/config_import.hpp"
 #include "kvscope/estimate.hpp"
 #include "kvscope/plan.hpp"
 #include "kvscope/sweeps.hpp"
+#include "kvscope_cli.hpp"
 
 namespace kvscope {
 namespace {
@@ -57,6 +63,27 @@ void BM_Sweep1000(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Sweep1000)->Unit(benchmark::kMillisecond);
+
+// The command the page runs, JSON included: the browser benchmark (scripts/bench-page.mjs) reads
+// the label and times the same command in WebAssembly to report the WASM / native ratio.
+void BM_SweepCommand1000(benchmark::State& state) {
+  const std::vector<std::string> args = {
+      "sweep",           "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
+      "--max-model-len", "131072",  "--points",     "1000",  "--json"};
+  const cli::FileReader no_files = [](const std::string&, std::string&, std::string& error) {
+    error = "no files";
+    return false;
+  };
+  for (auto _ : state) {
+    std::ostringstream out, err;
+    if (cli::run(args, out, err, no_files) != 0) state.SkipWithError(err.str().c_str());
+    benchmark::DoNotOptimize(out.str());
+  }
+  std::string label;
+  for (const std::string& a : args) label += (label.empty() ? "" : " ") + a;
+  state.SetLabel(label);
+}
+BENCHMARK(BM_SweepCommand1000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kvscope

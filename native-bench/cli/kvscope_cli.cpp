@@ -38,6 +38,7 @@ const char* const kUsage =
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
     "      --kv-dtype defaults to auto (the model's dtype); see `kvscope dtypes`.\n"
     "  plan (--model ID | --config FILE) (--gpu ID | --gpu-memory SIZE | --kv-memory SIZE)\n"
+    "       [--gpu-bandwidth RATE] [--gpu-tflops F]\n"
     "       [--gpus N] [--tp N] [--pp N] [--engine plain|vllm|sglang|tensorrt-llm|llama.cpp] "
     "[--gpu-memory-utilization F] "
     "[--max-model-len N] [--block-size "
@@ -54,6 +55,7 @@ const char* const kUsage =
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
+    "      RATE is a size per second (1TB/s); --gpu-tflops is the dense peak, for a custom card.\n"
     "      DIST: 4096, uniform:512-8192 or lognormal:mean=2000,p99=16000.\n"
     "  sweep <plan options> [--points N] [--min-context N] [--max-context N] [--max-batch N]\n"
     "      Chart data: KV bytes vs context per dtype, sequences the pool holds vs context,\n"
@@ -240,6 +242,23 @@ std::optional<UsageError> parse_number(const Flags& flags, const std::string& fl
   return std::nullopt;
 }
 
+// --gpu-bandwidth: a size per second, "3.35TB/s" or "3350GB" (the "/s" is optional).
+std::optional<UsageError> parse_bandwidth(const Flags& flags, double& out) {
+  const auto it = flags.values.find("--gpu-bandwidth");
+  if (it == flags.values.end()) return std::nullopt;
+  Flags per_second;
+  std::string text = it->second;
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, "/s") == 0) text.resize(text.size() - 2);
+  per_second.values["--gpu-bandwidth"] = text;
+  uint64_t bytes = 0;
+  if (auto u = parse_size(per_second, "--gpu-bandwidth", bytes)) {
+    u->message = "expected a rate such as 1TB/s or 936GB/s, got " + quote_user_text(it->second);
+    return u;
+  }
+  out = static_cast<double>(bytes);
+  return std::nullopt;
+}
+
 int fail(std::ostream& out, std::ostream& err, bool json, const Error& e) {
   err << "kvscope: error: " << e.message << "\n";
   if (json) out << error_to_json(e) << "\n";
@@ -263,6 +282,8 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"engine", "--engine"},
       {"gpu", "--gpu"},
       {"gpu_memory_utilization", "--gpu-memory-utilization"},
+      {"gpu_bandwidth", "--gpu-bandwidth"},
+      {"gpu_flops", "--gpu-tflops"},
       {"max_model_len", "--max-model-len"},
       {"weight_dtype", "--weight-dtype"},
       {"set", "--set"},
@@ -535,6 +556,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--config",
                                           "--gpu",
                                           "--gpu-memory",
+                                          "--gpu-bandwidth",
+                                          "--gpu-tflops",
                                           "--kv-memory",
                                           "--gpus",
                                           "--tp",
@@ -608,6 +631,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (auto u = parse_number(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
     return fail_usage(out, err, json, *u);
   }
+  if (auto u = parse_bandwidth(flags, in.gpu_bandwidth_bytes_per_s)) {
+    return fail_usage(out, err, json, *u);
+  }
+  double tflops = 0;
+  if (auto u = parse_number(flags, "--gpu-tflops", tflops)) return fail_usage(out, err, json, *u);
+  in.gpu_dense_flops = tflops * 1e12;
   for (const auto& [flag, count] : {std::pair<const char*, uint64_t>{"--tp", tp}, {"--pp", pp}}) {
     if (count > 65536) return fail_usage(out, err, json, {flag, "must be at most 65536"});
   }

@@ -178,6 +178,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"plan_unknown_engine",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--engine", "tgi"},
                "--engine"},
+        BadRun{"plan_bad_bandwidth",
+               {"plan", "--model", "llama-2-7b", "--gpu-memory", "24GB", "--gpu-bandwidth", "fast"},
+               "--gpu-bandwidth"},
+        BadRun{"plan_huge_bandwidth",
+               {"plan", "--model", "llama-2-7b", "--gpu-memory", "24GB", "--gpu-bandwidth",
+                "2000TB/s"},
+               "--gpu-bandwidth"},
+        BadRun{"plan_negative_tflops",
+               {"plan", "--model", "llama-2-7b", "--gpu-memory", "24GB", "--gpu-tflops", "-1"},
+               "--gpu-tflops"},
         BadRun{"plan_bad_set",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"},
                "--set"}),
@@ -240,6 +250,32 @@ TEST(Cli, PlanLlamaCppBuffersForContextAndParallel) {
                             "q8_0", "--v-dtype", "f16", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(json_of(r)["kv_bytes_total"], (272u + 512u) << 20);  // one unified cache of 8192 cells
+}
+
+// A custom card: memory from --gpu-memory, the roofline from the given bandwidth and peak.
+TEST(Cli, PlanCustomCardRoofline) {
+  const CliRun none =
+      kvscope({"plan", "--model", "llama-3.1-8b", "--gpu-memory", "24GB", "--json"});
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(json_of(none)["roofline"]["available"]);
+  const CliRun r =
+      kvscope({"plan", "--model", "llama-3.1-8b", "--gpu-memory", "24GB", "--gpu-bandwidth",
+               "1TB/s", "--gpu-tflops", "100", "--context", "4096", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json rf = json_of(r)["roofline"];
+  ASSERT_TRUE(rf["available"]);
+  EXPECT_EQ(rf["bandwidth_bytes_per_s"], 1e12);
+  EXPECT_EQ(rf["peak_flops"], 1e14);
+  const nlohmann::json& decode = rf["decode"];
+  // Memory-bound at batch 1: (weights read + KV read) / bandwidth.
+  EXPECT_DOUBLE_EQ(
+      decode["memory_time_s"].get<double>(),
+      (decode["weight_bytes_read"].get<double>() + decode["kv_bytes"].get<double>()) / 1e12);
+  // A catalogue GPU's bandwidth is overridden by the flag.
+  const CliRun over = kvscope(
+      {"plan", "--model", "llama-3.1-8b", "--gpu", "l4", "--gpu-bandwidth", "600GB/s", "--json"});
+  ASSERT_EQ(over.status, 0) << over.err;
+  EXPECT_EQ(json_of(over)["roofline"]["bandwidth_bytes_per_s"], 6e11);
 }
 
 TEST(Cli, SweepJson) {

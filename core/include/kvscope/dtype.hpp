@@ -38,12 +38,13 @@ Result<Dtype> dtype_from_torch_dtype(std::string_view torch_dtype, const std::st
 std::vector<Dtype> list_dtypes(DtypeUse use);
 
 // Exact bytes of `rows` rows of `row_values` values. Fails when a row is not a whole number of
-// blocks (llama.cpp refuses such tensors) or the result overflows.
+// blocks (llama.cpp refuses such tensors) or the result overflows. `field` is a literal: this runs
+// per layer group per sweep point, so it builds no string unless it fails.
 Result<uint64_t> row_bytes(const Dtype& dtype, uint64_t row_values, uint64_t rows,
-                           const std::string& field);
+                           const char* field);
 
 // Bytes of `values` values stored as one stream (weights): total bits rounded up to a byte.
-Result<uint64_t> stream_bytes(const Dtype& dtype, uint64_t values, const std::string& field);
+Result<uint64_t> stream_bytes(const Dtype& dtype, uint64_t values, const char* field);
 
 // Average bits per value for display, including block scales (not row scales).
 double bits_per_value(const Dtype& dtype);

@@ -51,6 +51,15 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
 Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
                                const KvWorkload& workload);
 
+// The same, in two steps for sweeps: the shape checked and grouped with its per-token bytes
+// once, then the figures at each workload (without copying the groups unless asked for).
+struct KvLayout {
+  std::vector<GroupKv> groups;  // per-token fields only: group, bytes per token, state bytes
+};
+Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype& state);
+Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& workload,
+                               bool with_groups);
+
 // K/V projections per layer to produce `output_tokens` after a `prompt_tokens` prompt: without a
 // cache each step recomputes the whole prefix; with one each token is projected once.
 struct ProjectionCount {

@@ -20,14 +20,16 @@ struct PlanInput {
   EstimateInput model;  // model, KV dtype; context/batch size the workload line
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
-  uint64_t weights_bytes = 0;      // fixes the weights (0 = from the parameter count)
-  std::string gpu_id;              // catalogue GPU, or:
-  uint64_t gpu_memory_bytes = 0;   // a card of this total memory
-  uint64_t kv_memory_bytes = 0;    // the engine's KV budget itself (vLLM --kv-cache-memory)
-  std::string engine = "vllm";     // plain | vllm | sglang | tensorrt-llm | llama.cpp
-  uint32_t tensor_parallel = 1;    // GPUs one layer is split over
-  uint32_t pipeline_parallel = 1;  // stages the layers are split into
-  uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
+  uint64_t weights_bytes = 0;            // fixes the weights (0 = from the parameter count)
+  std::string gpu_id;                    // catalogue GPU, or:
+  uint64_t gpu_memory_bytes = 0;         // a card of this total memory
+  uint64_t kv_memory_bytes = 0;          // the engine's KV budget itself (vLLM --kv-cache-memory)
+  double gpu_bandwidth_bytes_per_s = 0;  // a custom card's bandwidth (overrides the catalogue's)
+  double gpu_dense_flops = 0;            // a custom card's dense peak (overrides the catalogue's)
+  std::string engine = "vllm";           // plain | vllm | sglang | tensorrt-llm | llama.cpp
+  uint32_t tensor_parallel = 1;          // GPUs one layer is split over
+  uint32_t pipeline_parallel = 1;        // stages the layers are split into
+  uint64_t gpus = 0;  // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
   double gpu_memory_utilization = 0.9;  // vLLM
   uint64_t max_model_len = 0;           // 0 = the model's max_position_embeddings
   uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)

@@ -17,7 +17,7 @@ inline constexpr const char* kVersion = "0.1.0";
 std::string report_to_json(const EstimateReport& report);
 std::string plan_to_json(const PlanReport& report);
 // {"schema": "kvscope.sweeps/1", series as [[x, y], ...], memory breakdown in bytes}
-std::string sweeps_to_json(const Sweeps& sweeps);  // the estimate keys plus budget and capacity
+std::string sweeps_to_json(const Sweeps& sweeps);  // on one line
 // {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();
