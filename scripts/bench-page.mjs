@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// Browser benchmark of the page (issue 4's speed and size targets), in Debian's headless Chromium:
+//   first result after navigation (cold profile), re-render time per control change, the bytes
+//   the page loads (gzip -9), and the WASM / native ratio on the same 1,000-point sweep command.
+// Run after scripts/build-native.sh and scripts/build-wasm.sh:  node scripts/bench-page.mjs
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../tests/paths.mjs';
+import { serve, launch } from '../tests/browser/support.mjs';
+
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const median = (xs) => quantile(xs, 0.5);
+const round = (x, d = 2) => Number(x.toFixed(d));
+
+const server = await serve();
+const url = `${server.base}/index.html`;
+
+// 1. First result: a fresh browser profile each time (nothing cached), median of 5.
+const firstResult = [];
+let bytes = [];
+for (let i = 0; i < 5; i++) {
+  const browser = await launch();
+  const page = await browser.newPage();
+  const responses = [];
+  page.on('response', (r) => responses.push(r));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
+  firstResult.push(Number(await page.getAttribute('body', 'data-ready-ms')));
+  if (i === 0) {
+    bytes = await Promise.all(responses.map(async (r) => {
+      const body = await r.body();
+      return { file: new URL(r.url()).pathname, raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
+    }));
+  }
+  await browser.close();
+}
+
+// 2. Control changes: script + DOM + chart updates, then a forced style/layout, per change.
+const browser = await launch();
+const page = await browser.newPage();
+await page.goto(url);
+await page.waitForSelector('body[data-ready]', { state: 'attached' });
+const changes = await page.evaluate(async () => {
+  const fire = (id, value, event) => { const el = document.getElementById(id); el.value = value; el.dispatchEvent(new Event(event)); };
+  const steps = [];
+  const gpus = ['custom', 'h100-sxm-80gb', 'rtx-4090', 'a100-sxm-80gb'];
+  const dtypes = ['auto', 'fp8', 'q8_0', 'int4'];
+  for (let i = 0; i < 80; i++) {
+    const kind = ['context-slider', 'kv-dtype', 'gpu', 'engine'][i % 4];
+    const value = kind === 'context-slider' ? String(10 + (i % 11)) : kind === 'kv-dtype' ? dtypes[i % 4]
+      : kind === 'gpu' ? gpus[(i >> 2) % 4] : ['vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'plain'][(i >> 2) % 5];
+    const t0 = performance.now();
+    fire(kind, value, kind === 'context-slider' ? 'input' : 'change');
+    const t1 = performance.now();
+    await null;  // the charts redraw in a microtask queued by setData
+    document.body.getBoundingClientRect();  // forces style and layout of what changed
+    const t2 = performance.now();
+    steps.push({ kind, script: t1 - t0, layout: t2 - t0 });
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  }
+  return steps.slice(8);  // the first changes create the charts
+});
+
+// 3. WASM vs native on the same command: the label of BM_SweepCommand1000 is the command.
+const benchBin = path.join(repoRoot, 'build/native/native-bench/kvscope_bench');
+const native = JSON.parse(execFileSync(benchBin, ['--benchmark_filter=BM_SweepCommand1000', '--benchmark_repetitions=5',
+  '--benchmark_report_aggregates_only=true', '--benchmark_format=json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+const nativeMedian = native.benchmarks.find((b) => b.aggregate_name === 'median');
+const nativeMs = nativeMedian.real_time;  // ms (the benchmark's unit)
+const command = nativeMedian.label.split(' ').filter((a) => a !== '--json');
+const wasmTimes = await page.evaluate(async ([cmd]) => {
+  const { loadKvscope } = await import('./js/kvscope-client.js');
+  const kv = await loadKvscope();
+  const times = [];
+  for (let i = 0; i < 40; i++) {
+    const t0 = performance.now();
+    kv.module.runCommand(cmd[0], cmd.slice(1), '');
+    times.push(performance.now() - t0);
+  }
+  return times.slice(10);
+}, [command]);
+await browser.close();
+await server.close();
+
+const chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? os.cpus()[0]?.model;
+const loaded = bytes.filter((b) => /\.(js|mjs|wasm)$/.test(b.file));
+const result = {
+  machine: `${cpu}, ${os.cpus().length} cores, ${chromium}`,
+  date: new Date().toISOString(),
+  command: 'node scripts/bench-page.mjs',
+  commit,
+  first_result_ms: { median: round(median(firstResult), 1), max: round(Math.max(...firstResult), 1), runs: firstResult.length },
+  control_change_ms: {
+    script_median: round(median(changes.map((c) => c.script))), script_p95: round(quantile(changes.map((c) => c.script), 0.95)),
+    with_layout_median: round(median(changes.map((c) => c.layout))), with_layout_p95: round(quantile(changes.map((c) => c.layout), 0.95)),
+    changes: changes.length,
+  },
+  bytes_gzip: { wasm_and_js: loaded.reduce((a, b) => a + b.gzip, 0), everything: bytes.reduce((a, b) => a + b.gzip, 0),
+    files: Object.fromEntries(bytes.map((b) => [b.file, b.gzip])) },
+  sweep_1000: { command: command.join(' '), wasm_ms_median: round(median(wasmTimes)), native_ms_median: round(nativeMs), ratio: round(median(wasmTimes) / nativeMs) },
+};
+console.log(JSON.stringify(result, null, 2));
+console.log(`\nfirst result ${result.first_result_ms.median} ms after navigation (target < 1000)`);
+console.log(`control change ${result.control_change_ms.with_layout_median} ms median, ${result.control_change_ms.with_layout_p95} ms p95 incl. layout (target < 16)`);
+console.log(`page loads ${(result.bytes_gzip.wasm_and_js / 1000).toFixed(1)} kB of .wasm + JS gzipped (target < 400)`);
+console.log(`1,000-point sweep: WASM ${result.sweep_1000.wasm_ms_median} ms vs native ${result.sweep_1000.native_ms_median} ms = ${result.sweep_1000.ratio}x (target < 3)`);

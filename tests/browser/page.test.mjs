@@ -1,0 +1,207 @@
+// The page in headless Chromium, as a user drives it: the default story, controls, permalinks,
+// the CLI's numbers for the same scenarios, hostile configs and URLs. Screenshots are saved.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { siteDir, cliPath } from '../paths.mjs';
+import { serve, launch, open, screenshot } from './support.mjs';
+
+const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
+const { DEFAULTS, planOptions, toHash } = await import(path.join(siteDir, 'js/state.js'));
+
+let server;
+let browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+function cliPlan(state) {
+  const options = planOptions(state);
+  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
+}
+const value = (page, selector) => page.getAttribute(selector, 'data-value').then(Number);
+
+test('first open: the article-2 story, no console errors', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  const expected = cliPlan(DEFAULTS);
+  assert.equal(await value(page, '#kv-bytes-per-token'), 131072);
+  assert.equal(await value(page, '#kv-per-sequence'), 16 * 2 ** 30);
+  assert.match(await page.textContent('#kv-per-sequence'), /16\.00 GiB/);
+  assert.match(await page.textContent('#kv-panel'), /2 × 32 × 8 × 128 × 2 = 131,072 bytes/);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'false');
+  assert.match(await page.textContent('#verdict-headline'), /vLLM will not start/);
+  assert.equal(await page.textContent('#startup-error'), expected.startup_error);
+  assert.equal(Number(await page.getAttribute('.verdict', 'data-fits')), expected.max_model_len_that_fits);
+  assert.equal(await value(page, '#projections-without'), 2336);
+  assert.equal(await value(page, '#projections-with'), 68);
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'page-desktop');
+  await page.close();
+  const phone = await open(browser, `${server.base}/index.html`, { width: 390, height: 844 });
+  const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `no horizontal scrolling on a phone (${overflow}px)`);
+  await screenshot(phone.page, 'page-phone');
+  assert.deepEqual(phone.problems, []);
+  await phone.page.close();
+});
+
+test('changing a control changes the answer and the URL', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.selectOption('#kv-dtype', 'fp8');
+  assert.equal(await value(page, '#kv-bytes-per-token'), 65536);
+  await page.waitForURL(/kv_dtype=fp8/);
+  await page.fill('#gpu-memory-utilization', '0.95');
+  const before95 = cliPlan({ ...DEFAULTS, kv_dtype: 'fp8', gpu_memory_utilization: 0.95 });
+  assert.equal(await value(page, '#kv-pool'), before95.kv_pool_bytes);
+  await page.click('#use-fitting-context').catch(() => {});
+  await page.click('#units-gb');
+  assert.match(await page.textContent('#kv-per-sequence'), / GB/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+const SCENARIOS = [
+  { ...DEFAULTS },
+  { ...DEFAULTS, model: 'llama-2-7b', gpu: 'a100-sxm-80gb', engine: 'plain', context: 4096, kv_dtype: 'fp16' },
+  { ...DEFAULTS, model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', kv_dtype: 'fp8', context: 32768, batch: 8 },
+  { ...DEFAULTS, model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tp: 2, gpus: 4, context: 65536 },
+  { ...DEFAULTS, model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', parallel: 4, context: 8192 },
+  { ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tp: 4, pp: 2, context: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: '1024' },
+];
+
+test('the page shows the numbers of `kvscope plan --json` for the same scenario', async () => {
+  for (const s of SCENARIOS) {
+    const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(s)}`);
+    const r = cliPlan(s);
+    const label = JSON.stringify(toHash(s));
+    assert.equal(await value(page, '#kv-bytes-per-token'), r.kv_bytes_per_token, label);
+    assert.equal(await value(page, '#kv-per-sequence'), r.kv_bytes_per_sequence, label);
+    assert.equal(await value(page, '#kv-pool'), r.kv_pool_bytes, label);
+    assert.equal(await value(page, '#max-concurrency'), r.max_concurrency, label);
+    assert.equal(await value(page, '#max-context'), r.max_context, label);
+    assert.equal(await page.getAttribute('.verdict', 'data-starts'), String(r.starts), label);
+    if (r.roofline.available) assert.equal(await value(page, '#decode'), r.roofline.decode.tokens_per_s, label);
+    assert.equal(Number(await page.getAttribute('td[data-key="weights_bytes"]', 'data-value')), r.weights_bytes, label);
+    assert.match(await page.inputValue('#cli-command'), /^kvscope plan /);
+    assert.deepEqual(problems, [], label);
+    await page.close();
+  }
+});
+
+test('a permalink restores every input', async () => {
+  const { page } = await open(browser, `${server.base}/index.html`);
+  await page.selectOption('#gpu', 'h100-sxm-80gb');
+  await page.selectOption('#engine', 'sglang');
+  await page.fill('#tp', '2');
+  await page.fill('#context', '32768');
+  await page.fill('#batch', '12');
+  await page.selectOption('#kv-dtype', 'fp8');
+  await page.click('#units-gb');
+  const link = await page.inputValue('#permalink');
+  const figures = await page.getAttribute('#kv-pool', 'data-value');
+  await page.close();
+  const restored = await open(browser, link);
+  const p = restored.page;
+  assert.equal(await p.inputValue('#gpu'), 'h100-sxm-80gb');
+  assert.equal(await p.inputValue('#engine'), 'sglang');
+  assert.equal(await p.inputValue('#tp'), '2');
+  assert.equal(await p.inputValue('#context'), '32768');
+  assert.equal(await p.inputValue('#batch'), '12');
+  assert.equal(await p.inputValue('#kv-dtype'), 'fp8');
+  assert.equal(await p.isChecked('#units-gb'), true);
+  assert.equal(await p.getAttribute('#kv-pool', 'data-value'), figures);
+  assert.deepEqual(restored.problems, []);
+  await p.close();
+});
+
+const PAYLOAD = '<img src=x onerror="window.__pwned=1">';
+
+async function assertNothingInjected(page) {
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected script ran');
+  assert.equal(await page.locator('img').count(), 0, 'no injected element');
+}
+
+test('a broken or hostile config.json shows an error and the page keeps working', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.click('#config-details summary');
+  await page.fill('#config-text', '{"num_hidden_layers": 32, "hidden_size": ');
+  await page.click('#use-config');
+  assert.match(await page.textContent('#input-error'), /config: not valid JSON/);
+  await page.fill('#config-text', JSON.stringify({ num_hidden_layers: PAYLOAD, hidden_size: 4096, num_attention_heads: 32 }));
+  await page.click('#use-config');
+  assert.match(await page.textContent('#input-error'), /num_hidden_layers/);
+  const hostileNames = { _name_or_path: PAYLOAD, architectures: [PAYLOAD], model_type: 'llama', num_hidden_layers: 2,
+    hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 512, vocab_size: 1000,
+    max_position_embeddings: 4096, torch_dtype: 'bfloat16' };
+  await page.fill('#config-text', JSON.stringify(hostileNames));
+  await page.click('#use-config');
+  assert.equal(await value(page, '#kv-bytes-per-token'), 2 * 2 * 2 * 64 * 2);
+  await assertNothingInjected(page);
+  await page.click('#clear-config');
+  assert.equal(await value(page, '#kv-bytes-per-token'), 131072, 'back to the catalogue model');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a hostile URL shows an error and no script runs', async () => {
+  const hash = new URLSearchParams({ model: PAYLOAD, context: '1e999', engine: '<script>window.__pwned=1</script>',
+    batch: '-3', gpu: 'javascript:alert(1)', pins: `["${PAYLOAD}"]`, config_name: PAYLOAD, bogus: PAYLOAD }).toString();
+  const { page, problems } = await open(browser, `${server.base}/index.html#${hash}`);
+  const message = await page.textContent('#page-error');
+  for (const field of ['model', 'context', 'engine', 'batch', 'gpu', 'bogus']) assert.match(message, new RegExp(field));
+  assert.equal(await value(page, '#kv-bytes-per-token'), 131072, 'defaults still answer');
+  await assertNothingInjected(page);
+  await page.fill('#context', '10000000000000000');
+  assert.equal(await page.getAttribute('#context', 'aria-invalid'), 'true');
+  await page.fill('#context', '8192');
+  assert.equal(await value(page, '#kv-per-sequence'), 8192 * 131072);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('load from Hugging Face: only on click, only that host; offline, gated and real answers', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  const requests = [];
+  page.on('request', (r) => { if (!r.url().startsWith(server.base)) requests.push(r); });
+  let reply = (route) => route.abort('internetdisconnected');
+  await page.route('https://huggingface.co/**', (route) => reply(route));
+  await page.click('#config-details summary');
+  assert.deepEqual(requests, [], 'nothing is fetched before the click');
+  await page.fill('#hf-id', 'not a model id');
+  await page.click('#hf-load');
+  assert.match(await page.textContent('#input-error'), /expected org\/name/);
+  await page.fill('#hf-id', 'Qwen/Qwen2.5-7B-Instruct');
+  await page.click('#hf-load');
+  await page.waitForFunction(() => /could not reach/.test(document.body.dataset.error ?? ''));
+  reply = (route) => route.fulfill({ status: 401, body: 'gated' });
+  await page.click('#hf-load');
+  await page.waitForFunction(() => /gated or private/.test(document.body.dataset.error ?? ''));
+  const config = { model_type: 'qwen2', num_hidden_layers: 28, hidden_size: 3584, num_attention_heads: 28,
+    num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064, max_position_embeddings: 32768,
+    torch_dtype: 'bfloat16', tie_word_embeddings: false };
+  reply = (route) => route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify(config) });
+  await page.click('#hf-load');
+  await page.waitForFunction(() => document.getElementById('kv-bytes-per-token')?.dataset.value === String(2 * 28 * 4 * 128 * 2));
+  assert.ok(requests.every((r) => r.url() === 'https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/resolve/main/config.json'), requests.map((r) => r.url()).join());
+  assert.ok(requests.every((r) => !r.headers().cookie && !r.headers().referer), 'no cookies, no referrer');
+  assert.match(await page.inputValue('#engine-command'), /vllm serve Qwen\/Qwen2\.5-7B-Instruct/);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource|ERR_INTERNET_DISCONNECTED|401/.test(p)), []);
+  await page.close();
+});
+
+test('what-if levers and pinned comparisons', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.click('#what-if-run');
+  const rows = await page.locator('#what-if-table tbody tr').count();
+  assert.ok(rows >= 5, `${rows} levers`);
+  assert.match(await page.textContent('#what-if-table'), /fp8 KV cache/);
+  await page.click('#pin-examples');
+  const table = await page.textContent('#compare-table');
+  for (const bytes of ['524,288', '131,072']) assert.ok(table.includes(bytes), bytes);
+  assert.match(table, /DeepSeek-V2-Lite/);
+  await screenshot(page, 'page-what-if-compare');
+  await page.selectOption('#theme', 'dark');
+  await screenshot(page, 'page-dark');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

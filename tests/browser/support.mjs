@@ -1,0 +1,65 @@
+// Browser-test support: a static file server over the staged site (as any static server would
+// serve it) and Debian's Chromium driven by playwright-core.
+import { createServer } from 'node:http';
+import { readFile, mkdtemp } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { repoRoot, siteDir } from '../paths.mjs';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.md': 'text/markdown' };
+
+/** Serves `root` on 127.0.0.1 at a free port; resolves to {base, close}. */
+export async function serve(root = siteDir) {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    const file = path.join(root, decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname));
+    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A fresh headless Chromium (Debian's /usr/bin/chromium, or KVSCOPE_CHROMIUM). */
+export async function launch() {
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'kvscope-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.KVSCOPE_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+}
+
+/** Opens a page and records console errors, page errors and dialogs (none may happen). */
+export async function open(context, url, { width = 1280, height = 900 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
+  return { page, problems };
+}
+
+export const artifactsDir = path.join(repoRoot, 'build-artifacts/screenshots');
+mkdirSync(artifactsDir, { recursive: true });
+
+/** Saves a full-page screenshot under build-artifacts/screenshots/ (and docs/ when asked). */
+export async function screenshot(page, name) {
+  await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: true });
+  if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {
+    await page.screenshot({ path: path.join(repoRoot, 'docs', `${name}.png`), fullPage: false });
+  }
+}

@@ -1,0 +1,106 @@
+// The JS API over the WebAssembly module: the same JSON as the native CLI for the same command,
+// errors as KvscopeError values with the field, and a module that keeps answering after errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { siteDir, cliPath, configsDir } from '../paths.mjs';
+
+const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
+const { loadKvscope, KvscopeError, toArgs } = client;
+const kv = await loadKvscope({ wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm')) });
+
+function cli(command, options) {
+  const args = toArgs(options);
+  return JSON.parse(execFileSync(cliPath, [command, ...args, '--json'], { encoding: 'utf8' }));
+}
+
+const SCENARIOS = [
+  { model: 'llama-3.1-8b', gpu_memory: '24GB', engine: 'vllm', max_model_len: 131072, context: 131072 },
+  { model: 'llama-2-7b', gpu_memory: '80GB', engine: 'plain', kv_dtype: 'fp16', weights_bytes: '13.5GB', context: 4096, max_model_len: 4096 },
+  { model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', engine: 'vllm', kv_dtype: 'fp8', context: 32768, batch: 16 },
+  { model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tp: 2, gpus: 4, context: 65536 },
+  { model: 'qwen3-next-80b-a3b', gpu: 'h200-sxm-141gb', engine: 'vllm', tp: 2, context: 262144 },
+  { model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', parallel: 4, context: 8192 },
+  { model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tp: 4, pp: 2, context: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: 'lognormal:mean=500,p99=4000' },
+  { model: 'llama-3.1-8b', gpu_memory: '24GB', gpu_bandwidth: '1TB/s', gpu_tflops: 165, context: 8192, set: ['num_key_value_heads=4'] },
+];
+
+test('plan: the module and the CLI print the same JSON', () => {
+  for (const s of SCENARIOS) assert.deepEqual(kv.plan(s), cli('plan', s), JSON.stringify(s));
+});
+
+test('sweep and estimate: the same JSON as the CLI', () => {
+  for (const s of SCENARIOS.slice(0, 4)) assert.deepEqual(kv.sweep({ ...s, points: 16 }), cli('sweep', { ...s, points: 16 }));
+  const why = { model: 'llama-3.1-8b', prompt_tokens: 5, output_tokens: 64 };
+  assert.deepEqual(kv.estimate(why), cli('estimate', why));
+});
+
+test('catalogues: the same lists as the CLI', () => {
+  assert.deepEqual(kv.models(), cli('models', {}));
+  assert.deepEqual(kv.gpus(), cli('gpus', {}));
+  assert.deepEqual(kv.dtypes(), cli('dtypes', {}));
+});
+
+test('config.json import: every fixture gives the CLI --config answer', () => {
+  for (const file of readdirSync(configsDir)) {
+    const full = path.join(configsDir, file);
+    const text = readFileSync(full, 'utf8');
+    const run = spawnSync(cliPath, ['estimate', '--config', full, '--json'], { encoding: 'utf8' });
+    const expected = JSON.parse(run.stdout);
+    if (run.status === 0) assert.deepEqual(kv.importConfig(text, full), expected, file);
+    else assert.throws(() => kv.importConfig(text, full), (e) => e.code === expected.error.code && e.field === expected.error.field, file);
+  }
+});
+
+test('seed numbers through the API: bytes per token from the model shape', () => {
+  assert.equal(kv.estimate({ model: 'llama-2-7b', kv_dtype: 'fp16' }).kv_bytes_per_token, 524288);
+  const gqa = kv.estimate({ model: 'llama-3.1-8b', context: 131072 });
+  assert.equal(gqa.kv_bytes_per_token, 131072);
+  assert.equal(gqa.kv_bytes_per_sequence, 16 * 2 ** 30);
+  assert.equal(kv.estimate({ model: 'llama-3.1-8b', kv_dtype: 'fp8' }).kv_bytes_per_token, 65536);
+  const why = kv.estimate({ model: 'llama-3.1-8b', prompt_tokens: 5, output_tokens: 64 });
+  assert.equal(why.kv_projections_without_cache, 2336);
+  assert.equal(why.kv_projections_with_cache, 68);
+  const refused = kv.plan(SCENARIOS[0]);
+  assert.equal(refused.starts, false);
+  assert.ok(refused.max_model_len_that_fits > 0 && refused.max_model_len_that_fits < 131072);
+});
+
+const BAD = [
+  [{ model: 'llama-3.1-8b', context: '-5' }, 'invalid_value', '--context'],
+  [{ model: 'llama-3.1-8b', context: String(10 ** 15) }, 'out_of_range', null],
+  [{ model: 'llama-3.1-8b', batch: '-1' }, 'invalid_value', '--batch'],
+  [{ model: 'llama-3.1-8b', kv_dtype: 'fp7' }, 'invalid_value', '--kv-dtype'],
+  [{ model: '<script>alert(1)</script>' }, 'unknown_id', '--model'],
+  [{ config: { name: 'broken.json', text: '{"num_hidden_layers": 32,' } }, 'invalid_json', 'config'],
+  [{ config: { name: 'zero.json', text: '{"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 0}' } }, null, 'num_attention_heads'],
+  [{ config: { name: 'huge.json', text: '{"num_hidden_layers": 1000000000000, "hidden_size": 4096, "num_attention_heads": 32}' } }, null, 'num_hidden_layers'],
+];
+
+test('bad input: a KvscopeError naming the field, then the next request still answers', () => {
+  const good = kv.estimate({ model: 'llama-3.1-8b' });
+  for (const [options, code, field] of BAD) {
+    assert.throws(() => kv.estimate(options), (e) => {
+      assert.ok(e instanceof KvscopeError, String(e));
+      if (code) assert.equal(e.code, code, e.message);
+      if (field) assert.ok(e.field === field || e.field.endsWith(field), `${e.field} for ${JSON.stringify(options)}`);
+      assert.ok(!e.message.includes('\n'), 'one line');
+      assert.ok(e.message.length < 400);
+      return true;
+    }, JSON.stringify(options));
+    assert.deepEqual(kv.estimate({ model: 'llama-3.1-8b' }), good, 'module still answers after an error');
+  }
+});
+
+test('the module is loaded once and shared', async () => {
+  const again = await loadKvscope();
+  assert.equal(again, kv);
+  assert.equal(client.instantiations, 1);
+});
+
+test('toArgs: keys become flags, arrays repeat, empty values drop', () => {
+  assert.deepEqual(toArgs({ gpu_memory_utilization: 0.95, set: ['a=1', 'b=2'], batch: null, json: false, no_kv_unified: true }),
+    ['--gpu-memory-utilization', '0.95', '--set', 'a=1', '--set', 'b=2', '--no-kv-unified']);
+});

@@ -1,0 +1,413 @@
+// The page's controller: the only caller of the client. Reads the controls into the state, keeps
+// the state in the URL hash, runs the core, and hands the reports to the views.
+import { loadKvscope, KvscopeError } from './kvscope-client.js';
+import { show } from './dom.js';
+import { commas, makeFormat } from './format.js';
+import {
+  DEFAULTS, ENGINES, checkField, parseHash, planOptions, quote, sweepOptions, toHash, whyCacheOptions,
+} from './state.js';
+import { cliCommand, engineCommand, toCsv, toMarkdown } from './commands.js';
+import { drawSweeps, drawWhatIf, resetCharts } from './charts.js';
+import { verdictView } from './views/verdict.js';
+import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
+import { capacityView, memoryView, notesView, rooflineView } from './views/capacity.js';
+import { whatIfView } from './views/what-if.js';
+import { compareView } from './views/compare.js';
+import { whyCacheView } from './views/why-cache.js';
+import { shareView } from './views/share.js';
+
+const $ = (id) => document.getElementById(id);
+
+// Controls bound one-to-one to state fields: [element id, field].
+const BOUND = [
+  ['gpu', 'gpu'], ['gpu-memory-gb', 'gpu_memory_gb'], ['gpu-bandwidth-tbs', 'gpu_bandwidth_tbs'],
+  ['gpu-tflops', 'gpu_tflops'], ['gpus', 'gpus'], ['tp', 'tp'], ['pp', 'pp'], ['engine', 'engine'],
+  ['gpu-memory-utilization', 'gpu_memory_utilization'], ['block-size', 'block_size'],
+  ['mem-fraction-static', 'mem_fraction_static'], ['free-gpu-memory-fraction', 'free_gpu_memory_fraction'],
+  ['parallel', 'parallel'], ['overhead-gb', 'overhead_gb'], ['kv-dtype', 'kv_dtype'],
+  ['weight-dtype', 'weight_dtype'], ['context', 'context'], ['batch', 'batch'],
+  ['shared-prefix', 'shared_prefix'], ['prompt-lengths', 'prompt_lengths'],
+  ['output-lengths', 'output_lengths'], ['prompt-tokens', 'prompt_tokens'],
+  ['output-tokens', 'output_tokens'], ['theme', 'theme'],
+];
+// CLI flags and core fields that name a control, for error highlighting.
+const FLAG_TO_CONTROL = {
+  '--model': 'model', '--config': 'config-text', '--gpu': 'gpu', '--gpu-memory': 'gpu-memory-gb',
+  '--gpu-bandwidth': 'gpu-bandwidth-tbs', '--gpu-tflops': 'gpu-tflops', '--gpus': 'gpus', '--tp': 'tp',
+  '--pp': 'pp', '--engine': 'engine', '--gpu-memory-utilization': 'gpu-memory-utilization',
+  '--block-size': 'block-size', '--mem-fraction-static': 'mem-fraction-static',
+  '--free-gpu-memory-fraction': 'free-gpu-memory-fraction', '--parallel': 'parallel',
+  '--overhead': 'overhead-gb', '--kv-dtype': 'kv-dtype', '--weight-dtype': 'weight-dtype',
+  '--context': 'context', '--max-model-len': 'context', '--batch': 'batch',
+  '--shared-prefix': 'shared-prefix', '--prompt-lengths': 'prompt-lengths',
+  '--output-lengths': 'output-lengths', '--prompt-tokens': 'prompt-tokens', '--output-tokens': 'output-tokens',
+};
+
+let state = { ...DEFAULTS };
+let kv = null;          // the client
+let catalog = { models: [], gpus: [] };
+let last = null;        // {plan, sweeps, why} of the current state
+let whatIfOpen = false;
+let pinned = [];        // [{hash, report|error}]
+
+function fmt() { return makeFormat(state.units); }
+
+// ---- state <-> controls -------------------------------------------------------------------
+
+function writeControls() {
+  // Only what differs is written: setting an input's value invalidates its layout.
+  const set = (el, value) => { if (el.value !== value) el.value = value; };
+  for (const [id, field] of BOUND) set($(id), String(state[field]));
+  set($('model'), state.config ? '' : state.model);
+  $(state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
+  set($('context-slider'), String(Math.log2(state.context)));
+  set($('context-label'), commas(state.context));
+  $('custom-gpu').hidden = state.gpu !== 'custom';
+  for (const el of document.querySelectorAll('[data-knob]')) {
+    el.hidden = !ENGINES[state.engine].knobs.includes(el.dataset.knob);
+  }
+  $('model-source').textContent = state.config
+    ? `Using ${state.config_name || 'a pasted config.json'} (${commas(state.config.length)} characters).`
+    : sourceOf(state.model);
+  document.documentElement.dataset.theme = state.theme;
+}
+
+function sourceOf(id) {
+  const m = catalog.models.find((x) => x.id === id);
+  return m ? `${m.name}: config from ${m.source}` : '';
+}
+
+/** Reads one control into the state; a bad value marks the control and returns false. */
+function readControl(id, field) {
+  const el = $(id);
+  const raw = el.value;
+  const checked = field === 'gpu_bandwidth_tbs' || field === 'gpu_tflops' || field === 'block_size' ||
+    field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix'
+    ? checkField(field, raw === '' ? '0' : raw) : checkField(field, raw);
+  el.setAttribute('aria-invalid', String(!checked.ok));
+  if (!checked.ok) {
+    showInputError(checked.message, id);
+    return false;
+  }
+  state[field] = checked.value;
+  return true;
+}
+
+// ---- running the core ---------------------------------------------------------------------
+
+function compute() {
+  const plan = kv.plan(planOptions(state));
+  const sweeps = kv.sweep(sweepOptions(state));
+  let why = null;
+  try { why = kv.estimate(whyCacheOptions(state)); } catch (e) { why = e; }
+  return { plan, sweeps, why };
+}
+
+/** Recomputes and re-renders everything from the state; errors keep the last good answer. */
+export function update({ pushHash = true } = {}) {
+  const t0 = performance.now();
+  writeControls();
+  if (pushHash) scheduleHash();
+  if (!kv) return;
+  try {
+    last = compute();
+    clearInputError();
+    render();
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    showInputError(e.message, FLAG_TO_CONTROL[e.field] ?? (e.field.startsWith('--') ? null : 'config-text'));
+    if (e.code === 'internal_error') reload();
+  }
+  document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
+}
+
+// The URL follows the state a moment after the last change: history.replaceState can take
+// milliseconds, and a slider fires on every frame.
+let hashTimer = 0;
+function scheduleHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => history.replaceState(null, '', permalink()), 150);
+}
+
+function permalink() {
+  return `${location.href.split('#')[0]}#${toHash(state)}`;
+}
+
+function render() {
+  const f = fmt();
+  const { plan, sweeps, why } = last;
+  show($('verdict'), verdictView(plan, { onUseContext: (tokens) => { state.context = tokens; update(); } }));
+  show($('kv-panel'), bytesPerTokenView(plan, f));
+  show($('groups-panel'), layerGroupsView(plan, f));
+  show($('memory-panel'), memoryView(sweeps, f, plan.gpu.name));
+  show($('capacity-panel'), capacityView(plan, f));
+  show($('roofline-panel'), rooflineView(plan));
+  show($('why-panel'), why instanceof Error ? errorLine(why.message) : whyCacheView(why));
+  show($('notes-panel'), notesView(plan));
+  show($('share-panel'), shareView({
+    permalink: permalink(),
+    cli: cliCommand(state),
+    engine: engineCommand(state, plan, hfIdOf(state)),
+  }, { onCopy: copy, onExport: exportReport }));
+  drawSweeps(sweeps, plan, f);
+  if (whatIfOpen) runWhatIf();
+  renderPins();
+}
+
+function errorLine(text) {
+  const p = document.createElement('p');
+  p.className = 'error-text';
+  p.textContent = text;
+  return p;
+}
+
+function hfIdOf(s) {
+  if (s.config) return s.config_name;
+  return catalog.models.find((m) => m.id === s.model)?.hf_id ?? '';
+}
+
+function showInputError(message, controlId) {
+  const box = $('input-error');
+  box.hidden = false;
+  box.textContent = message;
+  document.body.dataset.error = message;
+  if (controlId && $(controlId)) $(controlId).setAttribute('aria-invalid', 'true');
+}
+
+function clearInputError() {
+  $('input-error').hidden = true;
+  delete document.body.dataset.error;
+  for (const el of document.querySelectorAll('[aria-invalid="true"]')) el.setAttribute('aria-invalid', 'false');
+}
+
+// An internal failure drops the instance; a fresh one answers the next change.
+async function reload() {
+  kv = null;
+  kv = await loadKvscope();
+  update({ pushHash: false });
+}
+
+// ---- what if, compare ---------------------------------------------------------------------
+
+function levers() {
+  const g = last.plan.layer_groups.find((x) => x.kv_heads > 0);
+  const list = [
+    { label: 'fp8 KV cache', detail: '--kv-dtype fp8', change: { kv_dtype: 'fp8' } },
+    g && g.kv_heads > 1 ? { label: 'half the KV heads', detail: `${g.kv_heads} → ${Math.ceil(g.kv_heads / 2)}`, set: [`num_key_value_heads=${Math.ceil(g.kv_heads / 2)}`] } : null,
+    { label: 'a 4,096-token sliding window', detail: 'every layer', set: ['sliding_window=4096', 'use_sliding_window=true', 'max_window_layers=0'] },
+    { label: '4-bit weights', detail: '--weight-dtype int4', change: { weight_dtype: 'int4' } },
+    state.engine === 'vllm' ? { label: 'gpu_memory_utilization 0.95', detail: `from ${state.gpu_memory_utilization}`, change: { gpu_memory_utilization: 0.95 } } : null,
+    state.engine === 'sglang' ? { label: 'mem_fraction_static +0.05', detail: '', change: { mem_fraction_static: Math.min(1, (state.mem_fraction_static || 0.88) + 0.05) } } : null,
+    state.engine === 'tensorrt-llm' ? { label: 'free_gpu_memory_fraction 0.95', detail: '', change: { free_gpu_memory_fraction: 0.95 } } : null,
+    { label: 'tensor parallel × 2', detail: `${state.tp} → ${state.tp * 2} GPUs per replica`, change: { tp: state.tp * 2, gpus: Math.max(state.gpus, state.tp * 2 * state.pp) } },
+  ];
+  return list.filter(Boolean);
+}
+
+function runWhatIf() {
+  whatIfOpen = true;
+  const results = levers().map((lever) => {
+    try {
+      return { ...lever, report: kv.plan(planOptions({ ...state, ...(lever.change ?? {}) }, lever.set ?? [])) };
+    } catch (e) {
+      if (!(e instanceof KvscopeError)) throw e;
+      return { ...lever, error: e.message };
+    }
+  });
+  show($('what-if-panel'), whatIfView(results, last.plan));
+  $('chart-what-if').hidden = false;
+  drawWhatIf(results, last.plan);
+}
+
+function pinsFromState() {
+  let hashes = [];
+  try { hashes = state.pins ? JSON.parse(state.pins) : []; } catch { hashes = []; }
+  if (!Array.isArray(hashes)) hashes = [];
+  return hashes.filter((x) => typeof x === 'string').slice(0, 4);
+}
+
+function renderPins() {
+  const hashes = pinsFromState();
+  pinned = hashes.map((hash) => {
+    const { state: s, errors } = parseHash(hash);
+    if (errors.length) return { hash, error: errors[0] };
+    try { return { hash, report: kv.plan(planOptions(s)) }; } catch (e) { return { hash, error: e.message }; }
+  });
+  show($('compare-panel'), compareView(pinned, fmt(), {
+    onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },
+    onOpen: (hash) => { location.hash = hash; },
+  }));
+}
+
+function setPins(hashes) {
+  state.pins = hashes.length ? JSON.stringify(hashes.slice(-4)) : '';
+  update();
+}
+
+function scenarioHash(s) { return toHash({ ...s, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme }); }
+
+// ---- config.json sources ------------------------------------------------------------------
+
+function useConfig(text, name) {
+  if (text.length > (1 << 20)) { showInputError('config.json: larger than 1 MiB', 'config-text'); return; }
+  try {
+    kv.importConfig(text, name);
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    showInputError(e.message, 'config-text');
+    return;
+  }
+  state.config = text;
+  state.config_name = name;
+  update();
+}
+
+async function loadFromHuggingFace() {
+  const id = $('hf-id').value.trim();
+  const checked = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/.test(id);
+  if (!checked) { showInputError(`Hugging Face id: expected org/name, got ${quote(id)}`, 'hf-id'); return; }
+  const url = `https://huggingface.co/${id}/resolve/main/config.json`;
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer', mode: 'cors' });
+  } catch {
+    showInputError(`Hugging Face: could not reach huggingface.co (offline or blocked); paste the config.json instead`, 'hf-id');
+    return;
+  }
+  if (response.status === 401 || response.status === 403) {
+    showInputError(`Hugging Face: ${quote(id)} is gated or private (HTTP ${response.status}); accept its licence on huggingface.co, then paste its config.json`, 'hf-id');
+    return;
+  }
+  if (!response.ok) { showInputError(`Hugging Face: ${quote(id)} has no config.json (HTTP ${response.status})`, 'hf-id'); return; }
+  const text = await response.text();
+  $('config-text').value = text;
+  useConfig(text, id);
+}
+
+// ---- share, export ------------------------------------------------------------------------
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    button.textContent = 'Select and copy';
+  }
+  setTimeout(() => { button.textContent = 'Copy'; }, 1500);
+}
+
+function exportReport(kind) {
+  const r = last.plan;
+  const [body, type, ext] = kind === 'json' ? [JSON.stringify(r, null, 2), 'application/json', 'json']
+    : kind === 'csv' ? [toCsv(r), 'text/csv', 'csv'] : [toMarkdown(r), 'text/markdown', 'md'];
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([body], { type }));
+  a.download = `kvscope-${(r.model.id || 'config').replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+
+function fillModels() {
+  for (const m of catalog.models) {
+    const o = document.createElement('option');
+    o.value = m.id;
+    o.label = m.name;
+    $('model-list').append(o);
+  }
+}
+
+function fillCatalogues(dtypes) {
+  for (const g of catalog.gpus) $('gpu').append(new Option(`${g.name} (${g.memory_marketed})`, g.id));
+  for (const [id, e] of Object.entries(ENGINES)) $('engine').append(new Option(e.label, id));
+  for (const d of dtypes.kv) $('kv-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
+  for (const d of dtypes.weight) $('weight-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
+}
+
+function wire() {
+  for (const [id, field] of BOUND) {
+    const el = $(id);
+    el.addEventListener(el.tagName === 'SELECT' ? 'change' : 'input', () => {
+      if (!readControl(id, field)) return;
+      if (field === 'theme') resetCharts();
+      update();
+    });
+  }
+  $('model').addEventListener('change', () => {
+    const id = $('model').value.trim();
+    if (!catalog.models.some((m) => m.id === id)) {
+      showInputError(`model: ${quote(id)} is not in the catalogue; paste its config.json or load it from Hugging Face`, 'model');
+      return;
+    }
+    state.model = id;
+    state.config = '';
+    state.config_name = '';
+    update();
+  });
+  $('context-slider').addEventListener('input', () => {
+    state.context = Math.round(2 ** Number($('context-slider').value));
+    update();
+  });
+  for (const radio of document.querySelectorAll('input[name="units"]')) {
+    radio.addEventListener('change', () => { state.units = radio.value; update(); });
+  }
+  $('use-config').addEventListener('click', () => useConfig($('config-text').value, 'pasted config.json'));
+  $('config-file').addEventListener('change', async () => {
+    const file = $('config-file').files[0];
+    if (file) useConfig(await file.text(), file.name);
+  });
+  $('config-text').addEventListener('drop', async (event) => {
+    const file = event.dataTransfer?.files?.[0];
+    if (!file) return;
+    event.preventDefault();
+    const text = await file.text();
+    $('config-text').value = text;
+    useConfig(text, file.name);
+  });
+  $('clear-config').addEventListener('click', () => { state.config = ''; state.config_name = ''; update(); });
+  $('hf-load').addEventListener('click', loadFromHuggingFace);
+  $('what-if-run').addEventListener('click', runWhatIf);
+  $('pin').addEventListener('click', () => setPins([...pinsFromState(), scenarioHash(state)]));
+  $('pin-examples').addEventListener('click', () => setPins(['llama-2-7b', 'llama-3.1-8b', 'deepseek-v2-lite']
+    .map((model) => scenarioHash({ ...DEFAULTS, model, gpu: 'a100-sxm-80gb', context: 4096, kv_dtype: 'fp16' }))));
+  $('pins-clear').addEventListener('click', () => setPins([]));
+  window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
+}
+
+function restore() {
+  const { state: s, errors } = parseHash(location.hash);
+  state = s;
+  const page = $('page-error');
+  page.hidden = errors.length === 0;
+  page.textContent = errors.length ? `${errors.join('; ')}. Those fields keep their defaults.` : '';
+}
+
+async function main() {
+  const loading = loadKvscope();  // fetch and compile the core while the page is wired up
+  restore();
+  wire();
+  writeControls();
+  try {
+    kv = await loading;
+  } catch (e) {
+    const page = $('page-error');
+    page.hidden = false;
+    page.textContent = `The WebAssembly core did not load: ${e.message}`;
+    return;
+  }
+  catalog.gpus = kv.gpus().gpus;
+  fillCatalogues(kv.dtypes());
+  update({ pushHash: false });
+  document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
+  // The model list (every config.json) is only needed for the search box: after the first answer.
+  setTimeout(() => {
+    catalog.models = kv.models().models;
+    fillModels();
+    update({ pushHash: false });  // the engine command wants the model's Hugging Face id
+    document.body.dataset.ready = 'true';
+  }, 0);
+}
+
+main();

@@ -1,0 +1,35 @@
+// The one way views build elements: createElement + textContent, never HTML strings, so no value
+// (a model name from a config.json, a field from the URL) can become markup or script.
+
+/**
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs] properties (class, id, ...), `on*` handlers, `data-*`/`aria-*`
+ * @param {...(Node|string|number|null|undefined|false)} children strings become text nodes
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key === 'class') el.className = value;
+    else if (key.startsWith('data-') || key.startsWith('aria-') || key === 'role' || key === 'for' ||
+             key === 'scope' || key === 'colspan') el.setAttribute(key, String(value));
+    else el[key] = value;
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces a container's content with one element (or none). */
+export function show(container, element) {
+  container.replaceChildren(...(element ? [element] : []));
+}

@@ -1,0 +1,73 @@
+// Number formatting for every view: bytes always carry their unit (GB = 10^9, GiB = 2^30), and
+// the user's GB/GiB choice applies everywhere.
+
+const UNITS = {
+  GB: { base: 1e9, small: [['TB', 1e12], ['GB', 1e9], ['MB', 1e6], ['KB', 1e3]] },
+  GiB: { base: 2 ** 30, small: [['TiB', 2 ** 40], ['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] },
+};
+
+// Intl formatters are costly to create: one per precision, made once.
+const formatters = new Map();
+function fixed(x, min, max) {
+  const key = `${min}:${max}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: min, maximumFractionDigits: max });
+    formatters.set(key, f);
+  }
+  return f.format(x);
+}
+
+/** 131072 -> "131,072"; exact for integers up to 2^53. */
+export function commas(n) {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  return fixed(Math.round(n), 0, 0);
+}
+
+/** A formatter bound to the user's unit family ("GB" or "GiB"). */
+export function makeFormat(units) {
+  const family = UNITS[units] || UNITS.GiB;
+  return {
+    units: units === 'GB' ? 'GB' : 'GiB',
+    base: family.base,
+    /** Bytes in the main unit: "16.00 GiB". */
+    bytes(n) {
+      if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+      return `${fixed(n / family.base, 2, 2)} ${this.units}`;
+    },
+    /** Bytes in the largest unit that keeps the number >= 1: "128 KiB", "2.15 GB". */
+    size(n) {
+      if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+      for (const [name, factor] of family.small) {
+        if (n >= factor) return `${trim(n / factor)} ${name}`;
+      }
+      return `${commas(n)} bytes`;
+    },
+    /** The chart axis value of a byte count. */
+    scale(n) { return n / family.base; },
+  };
+}
+
+function trim(x) {
+  return fixed(x, 0, x >= 100 ? 1 : x >= 10 ? 2 : 3);
+}
+
+/** Seconds as ms or s: "32.2 ms". */
+export function seconds(s) {
+  if (!Number.isFinite(s)) return '–';
+  if (s < 1e-3) return `${(s * 1e6).toFixed(1)} µs`;
+  if (s < 1) return `${(s * 1e3).toFixed(1)} ms`;
+  return `${s.toFixed(2)} s`;
+}
+
+/** A rate such as tokens/s with thousands separators and sensible precision. */
+export function rate(x) {
+  if (!Number.isFinite(x)) return '–';
+  return x >= 100 ? commas(x) : fixed(x, 0, 1);
+}
+
+/** A ratio such as 0.24 or 7.07 sequences. */
+export function ratio(x) {
+  if (!Number.isFinite(x)) return '–';
+  return fixed(x, x < 10 ? 2 : 0, 2);
+}

@@ -1,0 +1,183 @@
+// The page's state: its fields, their defaults (the article-2 story), their checks, and the two
+// translations out of it: the URL hash (a permalink) and the kvscope command options.
+
+/** Engines, their labels, and which knobs each one reads. */
+export const ENGINES = {
+  vllm: { label: 'vLLM', knobs: ['gpu_memory_utilization', 'block_size'] },
+  sglang: { label: 'SGLang', knobs: ['mem_fraction_static'] },
+  'tensorrt-llm': { label: 'TensorRT-LLM', knobs: ['free_gpu_memory_fraction', 'block_size'] },
+  'llama.cpp': { label: 'llama.cpp', knobs: ['parallel'] },
+  plain: { label: 'plain arithmetic (no engine)', knobs: ['overhead_gb'] },
+};
+
+const int = (min, max) => ({ kind: 'int', min, max });
+const num = (min, max) => ({ kind: 'num', min, max });
+const text = (pattern, max = 200) => ({ kind: 'text', pattern, max });
+const oneOf = (...values) => ({ kind: 'enum', values });
+const ID = /^[A-Za-z0-9._:/-]*$/;
+const DIST = /^[A-Za-z0-9.:=,_-]*$/;
+
+/** Every field of the state, with its check. Unknown or invalid URL fields are reported. */
+export const FIELDS = {
+  model: text(ID, 120),
+  config: text(null, 1 << 20),      // a pasted or fetched config.json (the text itself)
+  config_name: text(/^[^\u0000-\u001f]*$/, 200),
+  gpu: text(ID, 60),                // a catalogue id or "custom"
+  gpu_memory_gb: num(0.001, 1e6),
+  gpu_bandwidth_tbs: num(0, 1000),
+  gpu_tflops: num(0, 1e6),
+  gpus: int(1, 10000),
+  tp: int(1, 1024),
+  pp: int(1, 1024),
+  engine: oneOf(...Object.keys(ENGINES)),
+  gpu_memory_utilization: num(0.01, 1),
+  block_size: int(0, 1 << 20),
+  mem_fraction_static: num(0, 1),
+  free_gpu_memory_fraction: num(0.01, 1),
+  parallel: int(1, 1 << 16),
+  overhead_gb: num(0, 1e6),
+  kv_dtype: text(ID, 40),
+  weight_dtype: text(ID, 40),
+  context: int(1, 1e12),
+  batch: int(1, 1e9),
+  shared_prefix: int(0, 1e12),
+  prompt_lengths: text(DIST, 80),
+  output_lengths: text(DIST, 80),
+  prompt_tokens: int(1, 1e9),
+  output_tokens: int(1, 1e9),
+  units: oneOf('GiB', 'GB'),
+  theme: oneOf('auto', 'light', 'dark'),
+  pins: text(null, 1 << 16),        // pinned scenarios: a JSON array of permalink hashes
+};
+
+/** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
+export const DEFAULTS = Object.freeze({
+  model: 'llama-3.1-8b', config: '', config_name: '',
+  gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
+  gpus: 1, tp: 1, pp: 1,
+  engine: 'vllm', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
+  free_gpu_memory_fraction: 0.9, parallel: 1, overhead_gb: 0,
+  kv_dtype: 'auto', weight_dtype: 'auto',
+  context: 131072, batch: 1, shared_prefix: 0, prompt_lengths: '', output_lengths: '',
+  prompt_tokens: 5, output_tokens: 64,
+  units: 'GiB', theme: 'auto', pins: '',
+});
+
+/**
+ * Checks one field's value (a string from the URL or a control).
+ * @returns {{ok: true, value: any} | {ok: false, message: string}}
+ */
+export function checkField(name, raw) {
+  const f = FIELDS[name];
+  if (!f) return { ok: false, message: `unknown field ${JSON.stringify(String(name).slice(0, 40))}` };
+  const s = String(raw);
+  if (f.kind === 'int' || f.kind === 'num') {
+    const v = Number(s);
+    if (s.trim() === '' || !Number.isFinite(v) || (f.kind === 'int' && !Number.isInteger(v))) {
+      return { ok: false, message: `${name}: expected ${f.kind === 'int' ? 'a whole number' : 'a number'}, got ${quote(s)}` };
+    }
+    if (v < f.min || v > f.max) return { ok: false, message: `${name}: must be between ${f.min} and ${f.max}, got ${quote(s)}` };
+    return { ok: true, value: v };
+  }
+  if (f.kind === 'enum') {
+    return f.values.includes(s) ? { ok: true, value: s }
+      : { ok: false, message: `${name}: expected one of ${f.values.join(', ')}, got ${quote(s)}` };
+  }
+  if (s.length > f.max) return { ok: false, message: `${name}: longer than ${f.max} characters` };
+  if (f.pattern && !f.pattern.test(s)) return { ok: false, message: `${name}: unexpected characters in ${quote(s)}` };
+  return { ok: true, value: s };
+}
+
+/** Quotes untrusted text for a message: 40 characters at most, one line. */
+export function quote(s) {
+  const t = String(s).replace(/[\u0000-\u001f\u007f]/g, '?');
+  return JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t);
+}
+
+/**
+ * The state a permalink hash describes; fields that fail their check keep the default and are
+ * listed in `errors` (the page shows them).
+ * @param {string} hash location.hash, with or without '#'
+ */
+export function parseHash(hash) {
+  const state = { ...DEFAULTS };
+  const errors = [];
+  const params = new URLSearchParams(String(hash).replace(/^#/, ''));
+  for (const [key, raw] of params) {
+    const checked = checkField(key, raw);
+    if (checked.ok) state[key] = checked.value;
+    else errors.push(`URL ${checked.message}`);
+  }
+  return { state, errors };
+}
+
+/** The permalink hash of a state: only fields that differ from the defaults, in a fixed order. */
+export function toHash(state) {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(FIELDS)) {
+    if (state[key] !== undefined && state[key] !== DEFAULTS[key]) params.set(key, String(state[key]));
+  }
+  return params.toString();
+}
+
+/** What the CLI calls the model source: a catalogue id or an in-memory config.json. */
+function modelSource(s) {
+  return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
+}
+
+/**
+ * `kvscope plan` options for a state (plus what-if overrides `set`).
+ * @param {typeof DEFAULTS} s
+ * @param {string[]} [set] --set FIELD=VALUE what-ifs
+ */
+export function planOptions(s, set = []) {
+  const knobs = ENGINES[s.engine].knobs;
+  const custom = s.gpu === 'custom';
+  return {
+    ...modelSource(s),
+    gpu: custom ? null : s.gpu,
+    gpu_memory: custom ? `${s.gpu_memory_gb}GB` : null,
+    gpu_bandwidth: custom && s.gpu_bandwidth_tbs > 0 ? `${s.gpu_bandwidth_tbs}TB/s` : null,
+    gpu_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
+    gpus: s.gpus > s.tp * s.pp ? s.gpus : null,
+    tp: s.tp > 1 ? s.tp : null,
+    pp: s.pp > 1 ? s.pp : null,
+    engine: s.engine,
+    gpu_memory_utilization: knobs.includes('gpu_memory_utilization') ? s.gpu_memory_utilization : null,
+    block_size: knobs.includes('block_size') && s.block_size > 0 ? s.block_size : null,
+    mem_fraction_static: knobs.includes('mem_fraction_static') && s.mem_fraction_static > 0 ? s.mem_fraction_static : null,
+    free_gpu_memory_fraction: knobs.includes('free_gpu_memory_fraction') ? s.free_gpu_memory_fraction : null,
+    parallel: knobs.includes('parallel') && s.parallel > 1 ? s.parallel : null,
+    overhead: knobs.includes('overhead_gb') && s.overhead_gb > 0 ? `${s.overhead_gb}GB` : null,
+    kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
+    weight_dtype: s.weight_dtype !== 'auto' ? s.weight_dtype : null,
+    max_model_len: s.context,
+    context: s.context,
+    batch: s.batch > 1 ? s.batch : null,
+    shared_prefix: s.shared_prefix > 0 ? s.shared_prefix : null,
+    prompt_lengths: s.prompt_lengths && s.output_lengths ? s.prompt_lengths : null,
+    output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
+    set: set.length ? set : null,
+  };
+}
+
+/** `kvscope sweep` options: the plan's, with the page's chart resolution. */
+export function sweepOptions(s) {
+  return { ...planOptions(s), points: 48, min_context: Math.min(512, s.context) };
+}
+
+/** `kvscope estimate` options for the projection count ("why a cache"). */
+export function whyCacheOptions(s) {
+  return {
+    ...modelSource(s),
+    kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
+    context: s.context,
+    prompt_tokens: s.prompt_tokens,
+    output_tokens: s.output_tokens,
+  };
+}
+
+/** Quotes one shell word when it needs it. */
+export function shellWord(w) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}

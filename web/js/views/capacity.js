@@ -1,0 +1,60 @@
+// The card: where its memory goes, how many sequences the KV pool holds, and the decode/prefill
+// roofline (estimates from datasheet peaks).
+import { h } from '../dom.js';
+import { commas, ratio, rate, seconds } from '../format.js';
+
+const LABELS = {
+  weights: 'weights', kv_pool: 'KV pool', engine_reserve: 'engine reserve (activations, non-torch)',
+  not_given_to_the_engine: 'held back (utilization < 1)', free: 'free',
+};
+
+/** @param {any} sweeps kvscope.sweeps/1 @param {any} fmt */
+export function memoryView(sweeps, fmt, card) {
+  const rows = Object.entries(sweeps.memory_breakdown_per_gpu);
+  return h('table', { class: 'memory', id: 'memory-table' },
+    h('caption', {}, card ? `Per GPU: ${card}` : 'Per GPU'),
+    h('tbody', {}, rows.map(([key, bytes]) => h('tr', {},
+      h('th', { scope: 'row' }, LABELS[key.replace(/_bytes$/, '')] ?? key),
+      h('td', { 'data-key': key, 'data-value': bytes }, fmt.bytes(bytes)),
+      h('td', { class: 'exact' }, `${commas(bytes)} bytes`)))));
+}
+
+/** @param {any} r kvscope.report/1 */
+export function capacityView(r, fmt) {
+  const ctx = r.max_model_len;
+  const dl = h('dl', { class: 'figures' },
+    h('dt', {}, 'KV pool'), h('dd', { id: 'kv-pool', 'data-value': r.kv_pool_bytes, 'data-tokens': r.kv_pool_tokens }, fmt.bytes(r.kv_pool_bytes),
+      h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}`)),
+    h('dt', {}, `Sequences of ${commas(ctx)} tokens that fit`),
+    h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),
+      r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
+    h('dt', {}, 'Longest single sequence'), h('dd', { id: 'max-context', 'data-value': r.max_context }, `${commas(r.max_context)} tokens`),
+    h('dt', {}, 'Weights per GPU'), h('dd', {}, fmt.bytes(r.weights_bytes),
+      h('span', { class: 'exact' }, ` ${commas(r.parameters.total)} parameters in ${r.weight_dtype.name}`)));
+  const w = r.workload;
+  return h('div', {}, dl, w ? h('p', { id: 'workload' },
+    `With these length distributions a sequence holds ${fmt.size(w.mean_kv_bytes_per_sequence)} on average: `,
+    h('strong', {}, `${ratio(w.expected_concurrency)} sequences`), ' fit on average, ',
+    h('strong', {}, `${commas(w.p99_concurrency)}`), ' with 99% confidence.') : null);
+}
+
+/** @param {any} r kvscope.report/1 */
+export function rooflineView(r) {
+  const rf = r.roofline;
+  if (!rf.available) return h('p', { class: 'muted', id: 'roofline' }, `No roofline: ${rf.reason}.`);
+  const step = (id, label, s) => [h('dt', {}, label),
+    h('dd', { id, 'data-value': s.tokens_per_s, 'data-time': s.time_s }, `${seconds(s.time_s)} (${s.bound}-bound), ${rate(s.tokens_per_s)} tokens/s`)];
+  const capped = rf.decode_at_kv_capped_batch;
+  return h('div', { id: 'roofline' },
+    h('dl', { class: 'figures' },
+      step('decode', `Decode step, batch ${commas(rf.decode.batch)} at ${commas(rf.decode.context_tokens)} tokens`, rf.decode),
+      capped ? step('decode-capped', `Decode at the KV cap (batch ${commas(capped.batch)})`, capped) : null,
+      step('prefill', `Prefill of ${commas(rf.prefill.prompt_tokens)} tokens`, rf.prefill)),
+    h('p', { class: 'muted' }, `${rf.note}: ${(rf.bandwidth_bytes_per_s / 1e12).toFixed(2)} TB/s, ${(rf.peak_flops / 1e12).toFixed(0)} TFLOP/s ${rf.peak_dtype}.`));
+}
+
+/** Assumptions the importer made and notes on how each engine figure was obtained. */
+export function notesView(r) {
+  const items = [...r.assumptions, ...(r.notes ?? [])];
+  return h('ul', { class: 'notes', id: 'notes' }, items.map((t) => h('li', {}, t)));
+}

@@ -1,0 +1,27 @@
+// "Will the engine start?": the headline a newcomer reads first, with the engine's own error text
+// and the largest max_model_len that fits.
+import { h } from '../dom.js';
+import { commas } from '../format.js';
+import { ENGINES } from '../state.js';
+
+/**
+ * @param {any} report kvscope.report/1 from `plan`
+ * @param {{onUseContext: (tokens: number) => void}} handlers
+ */
+export function verdictView(report, handlers) {
+  const engine = ENGINES[report.input.engine]?.label ?? report.input.engine;
+  const model = report.model.name;
+  const card = report.gpu.name;
+  const starts = report.starts;
+  const fits = report.max_model_len_that_fits;
+  return h('div', { class: `verdict ${starts ? 'ok' : 'bad'}`, role: 'status', 'aria-live': 'polite', 'data-starts': String(starts), 'data-fits': String(fits) },
+    h('p', { class: 'headline', id: 'verdict-headline' },
+      starts ? `${engine} starts: ${model} on ${card} at max_model_len ${commas(report.max_model_len)}`
+             : `${engine} will not start: ${model} on ${card} at max_model_len ${commas(report.max_model_len)}`),
+    !starts && report.startup_error ? h('p', { class: 'engine-error', id: 'startup-error' }, report.startup_error) : null,
+    !starts && fits > 0 ? h('p', {},
+      `The largest max_model_len that fits is ${commas(fits)} tokens. `,
+      h('button', { type: 'button', id: 'use-fitting-context', onclick: () => handlers.onUseContext(fits) },
+        `Use ${commas(fits)}`)) : null,
+    !starts && fits === 0 ? h('p', {}, 'Not even a short request fits: the weights and the engine reserve take the whole budget.') : null);
+}
