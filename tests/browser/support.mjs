@@ -59,7 +59,8 @@ mkdirSync(artifactsDir, { recursive: true });
 /** Saves a full-page screenshot under build-artifacts/screenshots/ (and docs/ when asked). */
 export async function screenshot(page, name) {
   await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: true });
-  if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {
+  if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {  // the README's pictures
+    mkdirSync(path.join(repoRoot, 'docs'), { recursive: true });
     await page.screenshot({ path: path.join(repoRoot, 'docs', `${name}.png`), fullPage: false });
   }
 }

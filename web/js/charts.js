@@ -35,7 +35,8 @@ function upsert(id, key, options, data) {
   }
   if (!entry) {
     const size = { width: Math.max(200, box.clientWidth), height: Number(box.dataset.height) || 240 };
-    const plot = new uPlot({ ...size, ...options() }, data, box);
+    const opts = options();
+    const plot = new uPlot({ ...size, ...opts, legend: { live: false, ...opts.legend } }, data, box);
     new ResizeObserver(() => plot.setSize({ width: Math.max(200, box.clientWidth), height: plot.height })).observe(box);
     charts.set(id, { plot, key });
   } else {
@@ -65,7 +66,7 @@ export function drawSweeps(s, r, fmt) {
   // The sweep ends at max_model_len: mark that point.
   const marker = fits.map((y, i) => (i === fits.length - 1 ? y : null));
   upsert('chart-concurrency', 'concurrency', () => ({
-    scales: { x: { time: false, distr: 3, log: 2 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi)] } },
+    scales: { x: { time: false, distr: 3, log: 2 }, y: { range: (u, lo, hi) => [0, Math.max(1, hi * 1.05)] } },
     axes: [axis('context (tokens)', { values: axisValues }), axis('sequences that fit', { values: axisValues, size: 60 })],
     series: [{ label: 'context' }, line('sequences in the KV pool', PALETTE[0], { paths: uPlot.paths.stepped({ align: 1 }) }),
       { label: 'at max_model_len', stroke: PALETTE[1], width: 0, points: { show: true, size: 9, fill: PALETTE[1] } }],
@@ -85,7 +86,7 @@ export function drawSweeps(s, r, fmt) {
   if (hasBatch) {
     const cap = s.kv_capped_batch;
     upsert('chart-batch', 'batch', () => ({
-      scales: { x: { time: false, distr: 3, log: 2 }, y: { range: (u, lo, hi) => [0, hi] }, ms: { range: (u, lo, hi) => [0, hi] } },
+      scales: { x: { time: false, distr: 3, log: 2 }, y: { range: (u, lo, hi) => [0, hi * 1.05] }, ms: { range: (u, lo, hi) => [0, hi * 1.05] } },
       axes: [axis('batch (sequences)', { values: axisValues }), axis('decode tokens/s', { values: axisValues, size: 60 }),
         axis('step time (ms)', { scale: 'ms', side: 1, grid: { show: false }, values: axisValues, size: 60 })],
       series: [{ label: 'batch' }, line('tokens/s', PALETTE[2]), line('step time (ms)', PALETTE[3], { scale: 'ms' })],
@@ -123,7 +124,7 @@ function drawCap(u, cap) {
   ctx.fillStyle = PALETTE[1];
   ctx.font = `${12 * devicePixelRatio}px sans-serif`;
   ctx.textAlign = x > u.bbox.left + u.bbox.width / 2 ? 'right' : 'left';
-  ctx.fillText(` KV pool caps the batch at ${cap} `, x, u.bbox.top + 14 * devicePixelRatio);
+  ctx.fillText(` KV pool caps the batch at ${cap} `, x, u.bbox.top + u.bbox.height - 8 * devicePixelRatio);
   ctx.restore();
 }
 
