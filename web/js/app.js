@@ -1,7 +1,7 @@
 // The page's controller: the only caller of the client. Reads the controls into the state, keeps
 // the state in the URL hash, runs the core, and hands the reports to the views.
 import { loadKvscope, KvscopeError } from './kvscope-client.js';
-import { show } from './dom.js';
+import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
 import {
   DEFAULTS, ENGINES, checkField, parseHash, planOptions, quote, sweepOptions, toHash, whyCacheOptions,
@@ -48,7 +48,6 @@ let kv = null;          // the client
 let catalog = { models: [], gpus: [] };
 let last = null;        // {plan, sweeps, why} of the current state
 let whatIfOpen = false;
-let pinned = [];        // [{hash, report|error}]
 
 function fmt() { return makeFormat(state.units); }
 
@@ -98,9 +97,19 @@ function readControl(id, field) {
 function compute() {
   const plan = kv.plan(planOptions(state));
   const sweeps = kv.sweep(sweepOptions(state));
-  let why = null;
-  try { why = kv.estimate(whyCacheOptions(state)); } catch (e) { why = e; }
-  return { plan, sweeps, why };
+  return { plan, sweeps, why: whyCache(whyCacheOptions(state)) };
+}
+
+// The projection count depends on few inputs: computed again only when they change.
+let whyMemo = { key: '', value: null };
+function whyCache(options) {
+  const key = JSON.stringify(options);
+  if (whyMemo.key !== key) {
+    let value;
+    try { value = kv.estimate(options); } catch (e) { value = e; }
+    whyMemo = { key, value };
+  }
+  return whyMemo.value;
 }
 
 /** Recomputes and re-renders everything from the state; errors keep the last good answer. */
@@ -136,19 +145,17 @@ function permalink() {
 function render() {
   const f = fmt();
   const { plan, sweeps, why } = last;
-  show($('verdict'), verdictView(plan, { onUseContext: (tokens) => { state.context = tokens; update(); } }));
-  show($('kv-panel'), bytesPerTokenView(plan, f));
-  show($('groups-panel'), layerGroupsView(plan, f));
-  show($('memory-panel'), memoryView(sweeps, f, plan.gpu.name));
-  show($('capacity-panel'), capacityView(plan, f));
-  show($('roofline-panel'), rooflineView(plan));
-  show($('why-panel'), why instanceof Error ? errorLine(why.message) : whyCacheView(why));
-  show($('notes-panel'), notesView(plan));
-  show($('share-panel'), shareView({
-    permalink: permalink(),
-    cli: cliCommand(state),
-    engine: engineCommand(state, plan, hfIdOf(state)),
-  }, { onCopy: copy, onExport: exportReport }));
+  const u = state.units;
+  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { state.context = tokens; update(); } }));
+  showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
+  showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
+  showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
+  showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));
+  showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
+  showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
+  showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
+  const texts = { permalink: permalink(), cli: cliCommand(state), engine: engineCommand(state, plan, hfIdOf(state)) };
+  showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   drawSweeps(sweeps, plan, f);
   if (whatIfOpen) runWhatIf();
   renderPins();
@@ -226,17 +233,20 @@ function pinsFromState() {
   return hashes.filter((x) => typeof x === 'string').slice(0, 4);
 }
 
+// Pinned scenarios are fixed: they are recomputed only when the pins or the units change.
 function renderPins() {
   const hashes = pinsFromState();
-  pinned = hashes.map((hash) => {
-    const { state: s, errors } = parseHash(hash);
-    if (errors.length) return { hash, error: errors[0] };
-    try { return { hash, report: kv.plan(planOptions(s)) }; } catch (e) { return { hash, error: e.message }; }
+  showChanged($('compare-panel'), [hashes, state.units], () => {
+    const pinned = hashes.map((hash) => {
+      const { state: s, errors } = parseHash(hash);
+      if (errors.length) return { hash, error: errors[0] };
+      try { return { hash, report: kv.plan(planOptions(s)) }; } catch (e) { return { hash, error: e.message }; }
+    });
+    return compareView(pinned, fmt(), {
+      onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },
+      onOpen: (hash) => { location.hash = hash; },
+    });
   });
-  show($('compare-panel'), compareView(pinned, fmt(), {
-    onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },
-    onOpen: (hash) => { location.hash = hash; },
-  }));
 }
 
 function setPins(hashes) {

@@ -40,6 +40,9 @@ function upsert(id, key, options, data) {
     new ResizeObserver(() => plot.setSize({ width: Math.max(200, box.clientWidth), height: plot.height })).observe(box);
     charts.set(id, { plot, key });
   } else {
+    const text = JSON.stringify(data);
+    if (entry.data === text) return;  // unchanged: no redraw
+    entry.data = text;
     entry.plot.setData(data);
   }
 }

@@ -33,3 +33,16 @@ function append(el, children) {
 export function show(container, element) {
   container.replaceChildren(...(element ? [element] : []));
 }
+
+const shown = new WeakMap();  // container -> key of what it shows
+
+/**
+ * Shows `make()` in a container unless `key` (what the view reads, as JSON) is what it already
+ * shows: a change re-creates only the panels whose data changed.
+ */
+export function showChanged(container, key, make) {
+  const text = JSON.stringify(key);
+  if (shown.get(container) === text) return;
+  shown.set(container, text);
+  show(container, make());
+}
