@@ -136,11 +136,11 @@ export function drawWhatIf(results, base) {
   const uPlot = globalThis.uPlot;
   if (!uPlot) return;
   const rows = results.filter((x) => x.report).sort((a, b) => b.report.max_concurrency - a.report.max_concurrency);
-  const names = rows.map((x) => x.label);
+  const names = rows.map((x) => x.short ?? x.label);
   upsert('chart-what-if', `what-if ${names.join()}`, () => ({
     scales: { x: { time: false, range: [-0.5, rows.length - 0.5] }, y: { range: (u, lo, hi) => [Math.min(0, lo), Math.max(0, hi)] } },
-    axes: [axis('', { values: (u, splits) => splits.map((i) => names[i] ?? ''), splits: () => rows.map((_, i) => i), grid: { show: false }, rotate: -20, size: 70 }),
-      axis('change in sequences that fit', { size: 60 })],
+    axes: [axis('', { values: (u, splits) => splits.map((i) => names[i] ?? ''), splits: () => rows.map((_, i) => i), grid: { show: false }, size: 40 }),
+      axis('sequences gained', { size: 60 })],
     legend: { show: false },
     series: [{ label: 'lever' }, { label: 'change', fill: PALETTE[2] + 'cc', stroke: PALETTE[2], paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
   }), [rows.map((_, i) => i), rows.map((x) => x.report.max_concurrency - base.max_concurrency)]);
