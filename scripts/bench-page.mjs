@@ -38,6 +38,26 @@ for (let i = 0; i < 5; i++) {
   await browser.close();
 }
 
+// 1b. The widget (issue 5): what a host page loads for the first widget beyond the shared module
+// (the .wasm and its glue), from the worked article with its seven widgets.
+const widgetBytes = await (async () => {
+  const browser = await launch();
+  const page = await browser.newPage();
+  const responses = [];
+  page.on('response', (r) => responses.push(r));
+  await page.goto(`${server.base}/examples/why-kv-cache-limits-concurrency.html`);
+  await page.waitForFunction(() => document.querySelector('kv-cache-explorer')?.shadowRoot.querySelector('.answer, .error'));
+  const files = await Promise.all(responses.map(async (r) => {
+    const body = await r.body();
+    return { file: new URL(r.url()).pathname, gzip: gzipSync(body, { level: 9 }).length };
+  }));
+  await browser.close();
+  const js = files.filter((f) => /\.m?js$/.test(f.file));
+  const module = files.filter((f) => f.file.includes('/js/wasm/'));
+  return { widget_js: js.filter((f) => !f.file.includes('/js/wasm/')).reduce((a, b) => a + b.gzip, 0),
+    shared_module: module.reduce((a, b) => a + b.gzip, 0), wasm_fetches: files.filter((f) => f.file.endsWith('.wasm')).length };
+})();
+
 // 2. Control changes: script + DOM + chart updates, then a forced style/layout, per change.
 const browser = await launch();
 const page = await browser.newPage();
@@ -102,10 +122,12 @@ const result = {
   },
   bytes_gzip: { wasm_and_js: loaded.reduce((a, b) => a + b.gzip, 0), everything: bytes.reduce((a, b) => a + b.gzip, 0),
     files: Object.fromEntries(bytes.map((b) => [b.file, b.gzip])) },
+  widget_bytes_gzip: widgetBytes,
   sweep_1000: { command: command.join(' '), wasm_ms_median: round(median(wasmTimes)), native_ms_median: round(nativeMs), ratio: round(median(wasmTimes) / nativeMs) },
 };
 console.log(JSON.stringify(result, null, 2));
 console.log(`\nfirst result ${result.first_result_ms.median} ms after navigation (target < 1000)`);
 console.log(`control change ${result.control_change_ms.with_layout_median} ms median, ${result.control_change_ms.with_layout_p95} ms p95 incl. layout (target < 16)`);
 console.log(`page loads ${(result.bytes_gzip.wasm_and_js / 1000).toFixed(1)} kB of .wasm + JS gzipped (target < 400)`);
+console.log(`widget: ${(widgetBytes.widget_js / 1000).toFixed(1)} kB of JS gzipped beyond the shared module (${(widgetBytes.shared_module / 1000).toFixed(1)} kB, fetched ${widgetBytes.wasm_fetches}x for 7 widgets)`);
 console.log(`1,000-point sweep: WASM ${result.sweep_1000.wasm_ms_median} ms vs native ${result.sweep_1000.native_ms_median} ms = ${result.sweep_1000.ratio}x (target < 3)`);

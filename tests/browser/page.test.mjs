@@ -205,3 +205,15 @@ test('what-if levers and pinned comparisons', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('"Embed this" writes a custom-element and an iframe snippet for the scenario', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-2-7b&kv_dtype=fp8`);
+  await page.click('#embed-details summary');
+  await page.selectOption('#embed-view', 'concurrency');
+  const element = await page.inputValue('#embed-element');
+  assert.match(element, /<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/embed\/define\.js"><\/script>/);
+  assert.match(element, /<kv-cache-explorer view="concurrency" model="llama-2-7b" kv-dtype="fp8"/);
+  assert.match(await page.inputValue('#embed-iframe'), /embed\.html#model=llama-2-7b&amp;kv_dtype=fp8&amp;view=concurrency/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -11,12 +11,16 @@ import { repoRoot, siteDir } from '../paths.mjs';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.md': 'text/markdown' };
 
-/** Serves `root` on 127.0.0.1 at a free port; resolves to {base, close}. */
+export const fixturesDir = path.join(repoRoot, 'tests/browser/fixtures');
+
+/** Serves `root` on 127.0.0.1 at a free port (and the test host pages under /test-host/). */
 export async function serve(root = siteDir) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
-    const file = path.join(root, decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname));
-    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    const [base, rest] = url.pathname.startsWith('/test-host/')
+      ? [fixturesDir, url.pathname.slice('/test-host'.length)] : [root, url.pathname];
+    const file = path.join(base, decodeURIComponent(rest === '/' ? '/index.html' : rest));
+    if (!file.startsWith(base)) { res.writeHead(403).end(); return; }
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
@@ -41,7 +45,7 @@ export async function launch() {
 }
 
 /** Opens a page and records console errors, page errors and dialogs (none may happen). */
-export async function open(context, url, { width = 1280, height = 900 } = {}) {
+export async function open(context, url, { width = 1280, height = 900, ready = 'body[data-ready]' } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   const problems = [];
@@ -49,7 +53,7 @@ export async function open(context, url, { width = 1280, height = 900 } = {}) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
   await page.goto(url);
-  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
+  if (ready) await page.waitForSelector(ready, { state: 'attached', timeout: 20000 });
   return { page, problems };
 }
 

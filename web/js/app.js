@@ -4,9 +4,10 @@ import { loadKvscope, KvscopeError } from './kvscope-client.js';
 import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
 import {
-  DEFAULTS, ENGINES, checkField, parseHash, planOptions, quote, sweepOptions, toHash, whyCacheOptions,
+  DEFAULTS, ENGINES, WIDGET_VIEWS, checkField, parseHash, planOptions, quote, sweepOptions, toHash,
+  whyCacheOptions,
 } from './state.js';
-import { cliCommand, engineCommand, toCsv, toMarkdown } from './commands.js';
+import { cliCommand, embedSnippets, engineCommand, toCsv, toMarkdown } from './commands.js';
 import { drawSweeps, drawWhatIf, resetCharts } from './charts.js';
 import { verdictView } from './views/verdict.js';
 import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
@@ -14,7 +15,7 @@ import { capacityView, memoryView, notesView, rooflineView } from './views/capac
 import { whatIfView } from './views/what-if.js';
 import { compareView } from './views/compare.js';
 import { whyCacheView } from './views/why-cache.js';
-import { shareView } from './views/share.js';
+import { embedView, shareView } from './views/share.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,7 +29,7 @@ const BOUND = [
   ['weight-dtype', 'weight_dtype'], ['context', 'context'], ['batch', 'batch'],
   ['shared-prefix', 'shared_prefix'], ['prompt-lengths', 'prompt_lengths'],
   ['output-lengths', 'output_lengths'], ['prompt-tokens', 'prompt_tokens'],
-  ['output-tokens', 'output_tokens'], ['theme', 'theme'],
+  ['output-tokens', 'output_tokens'], ['theme', 'theme'], ['set', 'set'], ['weights-gb', 'weights_gb'],
 ];
 // CLI flags and core fields that name a control, for error highlighting.
 const FLAG_TO_CONTROL = {
@@ -41,6 +42,7 @@ const FLAG_TO_CONTROL = {
   '--context': 'context', '--max-model-len': 'context', '--batch': 'batch',
   '--shared-prefix': 'shared-prefix', '--prompt-lengths': 'prompt-lengths',
   '--output-lengths': 'output-lengths', '--prompt-tokens': 'prompt-tokens', '--output-tokens': 'output-tokens',
+  '--set': 'set', '--weights-bytes': 'weights-gb',
 };
 
 let state = { ...DEFAULTS };
@@ -48,6 +50,7 @@ let kv = null;          // the client
 let catalog = { models: [], gpus: [] };
 let last = null;        // {plan, sweeps, why} of the current state
 let whatIfOpen = false;
+let embedAs = 'startup';  // the view the "Embed this" snippets use
 
 function fmt() { return makeFormat(state.units); }
 
@@ -81,7 +84,8 @@ function readControl(id, field) {
   const el = $(id);
   const raw = el.value;
   const checked = field === 'gpu_bandwidth_tbs' || field === 'gpu_tflops' || field === 'block_size' ||
-    field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix'
+    field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix' ||
+    field === 'weights_gb'
     ? checkField(field, raw === '' ? '0' : raw) : checkField(field, raw);
   el.setAttribute('aria-invalid', String(!checked.ok));
   if (!checked.ok) {
@@ -156,9 +160,18 @@ function render() {
   showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
   const texts = { permalink: permalink(), cli: cliCommand(state), engine: engineCommand(state, plan, hfIdOf(state)) };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
+  renderEmbed();
   drawSweeps(sweeps, plan, f);
   if (whatIfOpen) runWhatIf();
   renderPins();
+}
+
+// The snippets are made only while their panel is open.
+function renderEmbed() {
+  if (!$('embed-details').open) return;
+  const snippets = { view: embedAs, ...embedSnippets(state, embedAs, new URL('./', location.href).href) };
+  showChanged($('embed-panel'), [snippets], () => embedView(snippets, {
+    onView: (view) => { embedAs = view; renderEmbed(); }, onCopy: copy }, WIDGET_VIEWS));
 }
 
 function errorLine(text) {
@@ -378,6 +391,7 @@ function wire() {
   $('clear-config').addEventListener('click', () => { state.config = ''; state.config_name = ''; update(); });
   $('hf-load').addEventListener('click', loadFromHuggingFace);
   $('what-if-run').addEventListener('click', runWhatIf);
+  $('embed-details').addEventListener('toggle', renderEmbed);
   $('pin').addEventListener('click', () => setPins([...pinsFromState(), scenarioHash(state)]));
   $('pin-examples').addEventListener('click', () => setPins(['llama-2-7b', 'llama-3.1-8b', 'deepseek-v2-lite']
     .map((model) => scenarioHash({ ...DEFAULTS, model, gpu: 'a100-sxm-80gb', context: 4096, kv_dtype: 'fp16' }))));

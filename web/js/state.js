@@ -10,6 +10,9 @@ export const ENGINES = {
   plain: { label: 'plain arithmetic (no engine)', knobs: ['overhead_gb'] },
 };
 
+/** The answers a <kv-cache-explorer> widget can show (its `view` attribute). */
+export const WIDGET_VIEWS = ['startup', 'bytes-per-token', 'concurrency', 'context-sweep', 'compare', 'projections'];
+
 const int = (min, max) => ({ kind: 'int', min, max });
 const num = (min, max) => ({ kind: 'num', min, max });
 const text = (pattern, max = 200) => ({ kind: 'text', pattern, max });
@@ -22,6 +25,8 @@ export const FIELDS = {
   model: text(ID, 120),
   config: text(null, 1 << 20),      // a pasted or fetched config.json (the text itself)
   config_name: text(/^[^\u0000-\u001f]*$/, 200),
+  set: text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
+  weights_gb: num(0, 1e6),          // fixed weight bytes (GB); 0 = from the parameter count
   gpu: text(ID, 60),                // a catalogue id or "custom"
   gpu_memory_gb: num(0.001, 1e6),
   gpu_bandwidth_tbs: num(0, 1000),
@@ -52,7 +57,7 @@ export const FIELDS = {
 
 /** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
 export const DEFAULTS = Object.freeze({
-  model: 'llama-3.1-8b', config: '', config_name: '',
+  model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_gb: 0,
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
   gpus: 1, tp: 1, pp: 1,
   engine: 'vllm', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
@@ -133,6 +138,7 @@ function modelSource(s) {
 export function planOptions(s, set = []) {
   const knobs = ENGINES[s.engine].knobs;
   const custom = s.gpu === 'custom';
+  const overrides = [...splitSet(s.set), ...set];
   return {
     ...modelSource(s),
     gpu: custom ? null : s.gpu,
@@ -151,14 +157,20 @@ export function planOptions(s, set = []) {
     overhead: knobs.includes('overhead_gb') && s.overhead_gb > 0 ? `${s.overhead_gb}GB` : null,
     kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
     weight_dtype: s.weight_dtype !== 'auto' ? s.weight_dtype : null,
+    weights_bytes: s.weights_gb > 0 ? `${s.weights_gb}GB` : null,
     max_model_len: s.context,
     context: s.context,
     batch: s.batch > 1 ? s.batch : null,
     shared_prefix: s.shared_prefix > 0 ? s.shared_prefix : null,
     prompt_lengths: s.prompt_lengths && s.output_lengths ? s.prompt_lengths : null,
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
-    set: set.length ? set : null,
+    set: overrides.length ? overrides : null,
   };
+}
+
+/** "a=1; b=2" -> ["a=1", "b=2"] (the --set values of the state). */
+export function splitSet(text) {
+  return String(text ?? '').split(';').map((x) => x.trim()).filter(Boolean);
 }
 
 /** `kvscope sweep` options: the plan's, with the page's chart resolution. */

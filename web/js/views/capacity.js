@@ -58,3 +58,28 @@ export function notesView(r) {
   const items = [...r.assumptions, ...(r.notes ?? [])];
   return h('ul', { class: 'notes', id: 'notes' }, items.map((t) => h('li', {}, t)));
 }
+
+/** One number: how many sequences of the context fit in the KV pool (the widget's concurrency view). */
+export function concurrencyView(r, fmt) {
+  const fits = Math.floor(r.max_concurrency);
+  return h('div', { class: 'concurrency' },
+    h('p', { class: 'big', 'data-value': fits }, `${commas(fits)} sequence${fits === 1 ? '' : 's'} of ${commas(r.max_model_len)} tokens`),
+    h('p', { class: 'muted' },
+      `${r.model.name}, KV ${r.kv_dtype.name}: ${fmt.bytes(r.kv_bytes_per_sequence)} per sequence; ` +
+      `the ${r.gpu.name} keeps ${fmt.bytes(r.kv_pool_bytes)} for KV after ${fmt.bytes(r.weights_bytes)} of weights ` +
+      `(${ratio(r.max_concurrency)} sequences).`));
+}
+
+/**
+ * KV per sequence and sequences that fit at several contexts (the articles' context table).
+ * @param {any[]} reports one plan per context
+ */
+export function contextTableView(reports, fmt) {
+  return h('table', { class: 'contexts' },
+    h('caption', {}, `${reports[0].model.name}, KV ${reports[0].kv_dtype.name}, on ${reports[0].gpu.name}`),
+    h('thead', {}, h('tr', {}, ['context', 'KV per sequence', 'sequences that fit'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, reports.map((r) => h('tr', {},
+      h('th', { scope: 'row' }, commas(r.max_model_len)),
+      h('td', { 'data-value': r.kv_bytes_per_sequence }, fmt.bytes(r.kv_bytes_per_sequence)),
+      h('td', { 'data-value': r.max_concurrency }, commas(Math.floor(r.max_concurrency)))))));
+}

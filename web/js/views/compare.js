@@ -4,9 +4,10 @@ import { commas, ratio } from '../format.js';
 import { ENGINES } from '../state.js';
 
 /**
- * @param {{hash: string, report?: any, error?: string}[]} pins
+ * @param {{hash: string, label?: string, report?: any, error?: string}[]} pins
  * @param {any} fmt
- * @param {{onRemove: (i: number) => void, onOpen: (hash: string) => void}} handlers
+ * @param {{onRemove: (i: number) => void, onOpen: (hash: string) => void}} [handlers] the page's
+ *   pins can be opened and removed; the widget's labelled scenarios cannot
  */
 export function compareView(pins, fmt, handlers) {
   if (pins.length === 0) return h('p', { class: 'muted' }, 'Pin the current scenario to compare up to four side by side.');
@@ -20,14 +21,16 @@ export function compareView(pins, fmt, handlers) {
     ['KV per sequence', (r) => fmt.bytes(r.kv_bytes_per_sequence)],
     ['weights per GPU', (r) => fmt.bytes(r.weights_bytes)],
     ['KV pool per GPU', (r) => fmt.bytes(r.kv_pool_bytes)],
-    ['sequences that fit', (r) => ratio(r.max_concurrency)],
+    ['sequences that fit', (r) => `${commas(Math.floor(r.max_concurrency))} (${ratio(r.max_concurrency)})`],
     ['longest sequence', (r) => commas(r.max_context)],
     ['starts', (r) => (r.starts ? 'yes' : 'no')],
   ];
   return h('table', { class: 'compare', id: 'compare-table' },
     h('thead', {}, h('tr', {}, h('td', {}), pins.map((p, i) => h('th', { scope: 'col' },
-      h('button', { type: 'button', class: 'link', onclick: () => handlers.onOpen(p.hash) }, `scenario ${i + 1}`), ' ',
-      h('button', { type: 'button', class: 'remove', 'aria-label': `remove scenario ${i + 1}`, onclick: () => handlers.onRemove(i) }, '×'))))),
+      handlers ? [
+        h('button', { type: 'button', class: 'link', onclick: () => handlers.onOpen(p.hash) }, p.label ?? `scenario ${i + 1}`), ' ',
+        h('button', { type: 'button', class: 'remove', 'aria-label': `remove scenario ${i + 1}`, onclick: () => handlers.onRemove(i) }, '×')]
+        : p.label ?? `scenario ${i + 1}`)))),
     h('tbody', {}, rows.map(([label, get]) => h('tr', {},
       h('th', { scope: 'row' }, label),
       pins.map((p) => h('td', {}, p.report ? get(p.report) : p.error))))));

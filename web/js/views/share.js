@@ -19,3 +19,22 @@ export function shareView(texts, handlers) {
       ['json', 'csv', 'markdown'].map((kind) => h('button', { type: 'button', id: `export-${kind}`, onclick: () => handlers.onExport(kind) },
         `Export ${kind === 'json' ? 'JSON' : kind === 'csv' ? 'CSV' : 'Markdown'}`))));
 }
+
+/**
+ * "Embed this": the custom-element and iframe snippets for the current scenario.
+ * @param {{view: string, element: string, iframe: string}} snippets
+ * @param {{onView: (view: string) => void, onCopy: (text: string, button: HTMLButtonElement) => void}} handlers
+ * @param {string[]} views
+ */
+export function embedView(snippets, handlers, views) {
+  const block = (id, label, text) => h('div', { class: 'copy-row' },
+    h('label', { for: id }, label),
+    h('textarea', { id, readOnly: true, rows: 4, value: text, spellcheck: false }),
+    h('button', { type: 'button', onclick: (e) => handlers.onCopy(text, e.currentTarget) }, 'Copy'));
+  return h('div', {},
+    h('label', { for: 'embed-view' }, 'Which answer the widget shows'),
+    h('select', { id: 'embed-view', onchange: (e) => handlers.onView(e.target.value) },
+      views.map((v) => h('option', { value: v, selected: v === snippets.view }, v))),
+    block('embed-element', 'Custom element (one module script)', snippets.element),
+    block('embed-iframe', 'iframe (for sites that cannot load scripts)', snippets.iframe));
+}

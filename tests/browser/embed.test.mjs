@@ -1,0 +1,105 @@
+// The embeddable widget in headless Chromium: the worked article's numbers against the CLI, a host
+// page with two widgets, hostile attributes and hostile CSS, and the iframe's height messages.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { siteDir, cliPath } from '../paths.mjs';
+import { serve, launch, open, screenshot } from './support.mjs';
+
+const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
+const { DEFAULTS, planOptions } = await import(path.join(siteDir, 'js/state.js'));
+
+let server;
+let browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const cliPlan = (changes) => JSON.parse(execFileSync(cliPath,
+  ['plan', ...toArgs(planOptions({ ...DEFAULTS, ...changes })), '--json'], { encoding: 'utf8' }));
+
+// Opens a page with widgets, records every widget event from the start, scrolls so each one
+// becomes visible, and waits until `count` widgets have answered.
+async function openWidgets(url, count, options = {}) {
+  const { page, problems } = await open(browser, url, { ready: null, ...options });
+  await page.evaluate(() => {
+    window.__seen = window.__seen ?? [];
+    for (const type of ['kvscope-result', 'kvscope-error']) {
+      document.addEventListener(type, (e) => window.__seen.push({ type, id: e.target.id, detail: e.detail }));
+    }
+  });
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
+  for (let y = 0; y < 20000; y += 500) {
+    await page.evaluate((v) => window.scrollTo(0, v), y);
+    if (await page.evaluate(() => window.scrollY + innerHeight >= document.documentElement.scrollHeight)) break;
+  }
+  await page.waitForFunction((n) => new Set(document.querySelectorAll('kv-cache-explorer')).size <= n &&
+    [...document.querySelectorAll('kv-cache-explorer')].every((w) => w.shadowRoot.querySelector('.answer, .error')), count);
+  return { page, problems, wasm };
+}
+
+const inWidget = (page, id, selector) => page.evaluate(([i, s]) =>
+  [...document.getElementById(i).shadowRoot.querySelectorAll(s)].map((e) => e.dataset.value ?? e.textContent), [id, selector]);
+
+test('the worked article: every widget shows the numbers of kvscope for its scenario', async () => {
+  const { page, problems } = await openWidgets(`${server.base}/examples/why-kv-cache-limits-concurrency.html`, 7);
+  assert.deepEqual(await inWidget(page, 'w-projections', '#projections-without, #projections-with'), ['2336', '68']);
+  assert.deepEqual(await inWidget(page, 'w-mha', '#kv-bytes-per-token'), ['524288']);
+  assert.deepEqual(await inWidget(page, 'w-gqa', '#kv-bytes-per-token'), ['131072']);
+  const perSequence = (await inWidget(page, 'w-contexts', 'td[data-value]')).filter((_, i) => i % 2 === 0).map(Number);
+  assert.deepEqual(perSequence, [0.5, 1, 4, 16].map((g) => g * 2 ** 30));
+  const card = { model: 'llama-2-7b', engine: 'plain', gpu: 'custom', gpu_memory_gb: 80, weights_gb: 13.5, kv_dtype: 'fp16', context: 4096 };
+  const fits = [cliPlan(card), cliPlan({ ...card, set: 'num_key_value_heads=8' }), cliPlan({ ...card, set: 'num_key_value_heads=8', kv_dtype: 'int8' })]
+    .map((r) => Math.floor(r.max_concurrency));
+  assert.deepEqual(fits, [30, 123, 247]);
+  const shown = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-card' && e.type === 'kvscope-result').detail.result.map((x) => Math.floor(x.report.max_concurrency)));
+  assert.deepEqual(shown, fits);
+  const refused = cliPlan({});
+  assert.equal(await page.evaluate(() => document.getElementById('w-startup').shadowRoot.querySelector('.verdict').dataset.starts), 'false');
+  assert.deepEqual(await inWidget(page, 'w-startup', '#startup-error'), [refused.startup_error]);
+  const levers = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-levers' && e.type === 'kvscope-result').detail.result.map((x) => x.report.starts));
+  assert.deepEqual(levers, [{}, { kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { gpu_memory_utilization: 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
+    .map((c) => cliPlan(c).starts));
+  assert.ok(levers.includes(true) && levers.includes(false));
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'article');
+  await page.close();
+});
+
+test('a host page: widgets share one module, update independently, keep their styles, contain hostile values', async () => {
+  const { page, problems, wasm } = await openWidgets(`${server.base}/test-host/host.html`, 4);
+  assert.equal(wasm.filter((u) => u.includes('/js/wasm/')).length, 1, 'the host page fetched the module once');
+  const instantiations = await page.evaluate(async () => (await import('/js/kvscope-client.js')).instantiations);
+  assert.equal(instantiations, 1, 'one WebAssembly instance for every widget');
+  const before = await inWidget(page, 'b', '#kv-bytes-per-token');
+  const a0 = await inWidget(page, 'a', '.big');
+  await page.evaluate(() => document.getElementById('a').setAttribute('context', '8192'));
+  await page.waitForFunction((old) => document.getElementById('a').shadowRoot.querySelector('.big')?.dataset.value !== old, a0[0]);
+  assert.ok(Number((await inWidget(page, 'a', '.big'))[0]) > Number(a0[0]), 'shorter context, more sequences');
+  assert.deepEqual(await inWidget(page, 'b', '#kv-bytes-per-token'), before, 'the other widget did not change');
+  // The reader's control changes the attribute, and the widget answers again.
+  await page.evaluate(() => { const s = document.getElementById('b').shadowRoot.querySelector('select'); s.value = 'fp8'; s.dispatchEvent(new Event('change')); });
+  await page.waitForFunction(() => document.getElementById('b').shadowRoot.querySelector('#kv-bytes-per-token')?.dataset.value === '262144');
+  assert.equal(await page.getAttribute('#b', 'kv-dtype'), 'fp8');
+  // Host CSS does not reach in; widget CSS does not leak out.
+  const inside = await page.evaluate(() => { const s = getComputedStyle(document.getElementById('a').shadowRoot.querySelector('.big')); return [s.color, s.fontSize]; });
+  assert.notEqual(inside[0], 'rgb(255, 0, 0)');
+  assert.notEqual(inside[1], '40px');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('host-text')).fontWeight), '400');
+  // Hostile attributes: an error inside that widget only, an event naming the attribute, no script.
+  assert.match((await inWidget(page, 'hostile', '.error'))[0], /model: unexpected characters/);
+  assert.match((await inWidget(page, 'huge', '.error'))[0], /context: must be between/);
+  const errors = await page.evaluate(() => window.__events.filter((e) => e.type === 'kvscope-error').map((e) => `${e.id}:${e.detail.field}`));
+  assert.ok(errors.includes('hostile:model') && errors.includes('huge:context'), errors.join());
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.evaluate(() => [document, ...[...document.querySelectorAll('kv-cache-explorer')].map((w) => w.shadowRoot)]
+    .reduce((n, root) => n + root.querySelectorAll('img').length, 0)), 0);
+  // The iframe posted its height and the host sized it.
+  await page.waitForFunction(() => window.__heights.some((m) => m.frame === 'f1' && m.height > 80));
+  const height = await page.evaluate(() => Number(document.getElementById('frame').height));
+  assert.ok(height > 80, `iframe height ${height}`);
+  assert.deepEqual(problems, []);
+  await screenshot(page, 'embed-host');
+  await page.close();
+});

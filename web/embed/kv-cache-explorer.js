@@ -1,0 +1,177 @@
+// <kv-cache-explorer>: one answer of kvscope in a host page. Attributes in (the page's permalink
+// fields in kebab-case, plus view, controls, compare, labels, contexts, config-src), events out
+// (kvscope-result, kvscope-error). All widgets share the client's one WebAssembly instance,
+// loaded when the first widget becomes visible. The tag is defined in define.js, so a host can
+// register this class under another name.
+import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
+import { h, show } from '../js/dom.js';
+import { makeFormat } from '../js/format.js';
+import { DEFAULTS, ENGINES, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planOptions, quote, whyCacheOptions } from '../js/state.js';
+import { verdictView } from '../js/views/verdict.js';
+import { bytesPerTokenView } from '../js/views/kv.js';
+import { concurrencyView, contextTableView } from '../js/views/capacity.js';
+import { compareView } from '../js/views/compare.js';
+import { whyCacheView } from '../js/views/why-cache.js';
+import { widgetSheet } from './widget-style.js';
+
+export const CONTROLS = ['model', 'gpu', 'engine', 'kv-dtype', 'weight-dtype', 'context', 'batch', 'units', 'gpu-memory-utilization'];
+const STATE_ATTRIBUTES = Object.keys(FIELDS).filter((f) => !['config', 'config_name', 'pins'].includes(f))
+  .map((f) => f.replace(/_/g, '-'));
+const WIDGET_ATTRIBUTES = ['view', 'controls', 'compare', 'labels', 'contexts', 'config-src'];
+
+/** The page's own link for a widget: where "open in kvscope" goes. */
+const pageUrl = new URL('../index.html', import.meta.url);
+
+export class KvCacheExplorer extends HTMLElement {
+  static get observedAttributes() { return [...STATE_ATTRIBUTES, ...WIDGET_ATTRIBUTES]; }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [widgetSheet];
+    this.root = h('div', { class: 'widget', part: 'widget' });
+    this.shadowRoot.append(this.root);
+    this.visible = false;
+    this.generation = 0;  // a newer render supersedes an older one still awaiting the module
+    this.configCache = { url: '', text: '' };
+  }
+
+  connectedCallback() {
+    if (this.observer || this.visible) return;
+    if (!('IntersectionObserver' in window)) { this.visible = true; this.render(); return; }
+    this.observer = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      this.observer.disconnect();
+      this.visible = true;
+      this.render();
+    }, { rootMargin: '200px' });
+    this.observer.observe(this);
+  }
+
+  disconnectedCallback() {
+    this.observer?.disconnect();
+    this.observer = null;
+  }
+
+  attributeChangedCallback() {
+    if (this.visible) this.render();
+  }
+
+  /** The attributes as a checked state, or the first error (naming the attribute). */
+  readState() {
+    const state = { ...DEFAULTS };
+    for (const name of STATE_ATTRIBUTES) {
+      if (!this.hasAttribute(name)) continue;
+      const checked = checkField(name.replace(/-/g, '_'), this.getAttribute(name));
+      if (!checked.ok) return { error: new KvscopeError('invalid_value', name, `${name}: ${checked.message.replace(/^[a-z_]+: /, '')}`) };
+      state[name.replace(/-/g, '_')] = checked.value;
+    }
+    const view = this.getAttribute('view') ?? 'startup';
+    if (!VIEWS.includes(view)) return { error: new KvscopeError('invalid_value', 'view', `view: expected one of ${VIEWS.join(', ')}, got ${quote(view)}`) };
+    const controls = (this.getAttribute('controls') ?? '').split(/[\s,]+/).filter(Boolean);
+    const unknown = controls.find((c) => !CONTROLS.includes(c));
+    if (unknown) return { error: new KvscopeError('invalid_value', 'controls', `controls: unknown control ${quote(unknown)} (known: ${CONTROLS.join(', ')})`) };
+    return { state, view, controls };
+  }
+
+  async render() {
+    const generation = ++this.generation;
+    const read = this.readState();
+    try {
+      if (read.error) throw read.error;
+      const kv = await loadKvscope();
+      const configSrc = this.getAttribute('config-src');
+      if (configSrc) Object.assign(read.state, await this.fetchConfig(configSrc));
+      if (generation !== this.generation) return;
+      const result = this.compute(kv, read);
+      const fmt = makeFormat(read.state.units);
+      show(this.root, h('div', {},
+        read.controls.length ? this.controlsView(kv, read) : null,
+        h('div', { class: 'answer', part: 'answer' }, this.answerView(read, result, fmt)),
+        h('p', { class: 'source' }, h('a', { href: `${pageUrl.href}#${new URLSearchParams(this.permalinkFields(read.state))}`, target: '_blank', rel: 'noopener' }, 'Open in kvscope'))));
+      this.dispatchEvent(new CustomEvent('kvscope-result', { detail: { view: read.view, result }, bubbles: true, composed: true }));
+    } catch (e) {
+      if (generation !== this.generation) return;
+      const error = e instanceof KvscopeError ? e : new KvscopeError('internal_error', '', String(e?.message ?? e));
+      show(this.root, h('p', { class: 'error', role: 'alert' }, `kvscope: ${error.message}`));
+      this.dispatchEvent(new CustomEvent('kvscope-error', { detail: { code: error.code, field: error.field, message: error.message }, bubbles: true, composed: true }));
+    }
+  }
+
+  async fetchConfig(src) {
+    const url = new URL(src, document.baseURI).href;
+    if (this.configCache.url !== url) {
+      let response;
+      try { response = await fetch(url, { credentials: 'same-origin' }); } catch {
+        throw new KvscopeError('invalid_value', 'config-src', `config-src: could not fetch ${quote(src)}`);
+      }
+      if (!response.ok) throw new KvscopeError('invalid_value', 'config-src', `config-src: HTTP ${response.status} for ${quote(src)}`);
+      this.configCache = { url, text: await response.text() };
+    }
+    return { config: this.configCache.text, config_name: src };
+  }
+
+  /** The core's answer for the view: one plan, or several (context-sweep, compare), or an estimate. */
+  compute(kv, { state, view }) {
+    if (view === 'projections') return kv.estimate(whyCacheOptions(state));
+    if (view === 'context-sweep') {
+      const contexts = (this.getAttribute('contexts') ?? '4096,8192,32768,131072').split(/[\s,]+/).filter(Boolean);
+      return contexts.map((c) => {
+        const checked = checkField('context', c);
+        if (!checked.ok) throw new KvscopeError('invalid_value', 'contexts', `contexts: ${checked.message.replace(/^[a-z_]+: /, '')}`);
+        return kv.plan(planOptions({ ...state, context: checked.value }));
+      });
+    }
+    if (view === 'compare') {
+      const hashes = (this.getAttribute('compare') ?? '').split('|').map((x) => x.trim()).filter(Boolean).slice(0, 6);
+      const labels = (this.getAttribute('labels') ?? '').split('|').map((x) => x.trim());
+      if (!hashes.length) throw new KvscopeError('missing_field', 'compare', 'compare: give scenarios as permalink fields separated by |, e.g. "kv_dtype=fp16 | kv_dtype=fp8"');
+      return hashes.map((hash, i) => {
+        const { state: changes, errors } = parseHash(hash);
+        if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);
+        const scenario = { ...state };
+        for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
+        return { hash, label: labels[i] || `scenario ${i + 1}`, report: kv.plan(planOptions(scenario)) };
+      });
+    }
+    return kv.plan(planOptions(state));
+  }
+
+  answerView({ state, view }, result, fmt) {
+    switch (view) {
+      case 'bytes-per-token': return bytesPerTokenView(result, fmt);
+      case 'concurrency': return concurrencyView(result, fmt);
+      case 'context-sweep': return h('div', { class: 'scroll' }, contextTableView(result, fmt));
+      case 'compare': return h('div', { class: 'scroll' }, compareView(result, fmt));
+      case 'projections': return whyCacheView(result);
+      default: return verdictView(result, { onUseContext: (tokens) => this.setAttribute('context', String(tokens)) });
+    }
+  }
+
+  /** The inputs the host lets the reader change; a change sets the attribute. */
+  controlsView(kv, { state, controls }) {
+    const field = (name) => name.replace(/-/g, '_');
+    const select = (name, options) => h('select', { onchange: (e) => this.setAttribute(name, e.target.value) },
+      options.map(([value, label]) => h('option', { value, selected: String(state[field(name)]) === value }, label)));
+    const number = (name, attrs) => h('input', { type: 'number', value: String(state[field(name)]), ...attrs,
+      onchange: (e) => this.setAttribute(name, e.target.value) });
+    const make = {
+      model: () => select('model', kv.models().models.map((m) => [m.id, m.name])),
+      gpu: () => select('gpu', [['custom', `${state.gpu_memory_gb} GB card`], ...kv.gpus().gpus.map((g) => [g.id, g.name])]),
+      engine: () => select('engine', Object.entries(ENGINES).map(([id, e]) => [id, e.label])),
+      'kv-dtype': () => select('kv-dtype', [['auto', 'auto'], ...kv.dtypes().kv.map((d) => [d.name, d.name])]),
+      'weight-dtype': () => select('weight-dtype', [['auto', 'auto'], ...kv.dtypes().weight.map((d) => [d.name, d.name])]),
+      context: () => number('context', { min: 1, step: 1 }),
+      batch: () => number('batch', { min: 1, step: 1 }),
+      'gpu-memory-utilization': () => number('gpu-memory-utilization', { min: 0.01, max: 1, step: 0.01 }),
+      units: () => select('units', [['GiB', 'GiB (2^30)'], ['GB', 'GB (10^9)']]),
+    };
+    return h('form', { class: 'controls', part: 'controls', onsubmit: (e) => e.preventDefault() },
+      controls.map((name) => h('label', {}, name.replace(/-/g, ' '), make[name]())));
+  }
+
+  /** The state as the page's permalink fields (only what differs from the defaults). */
+  permalinkFields(state) {
+    return Object.entries(state).filter(([k, v]) => k !== 'config' && k !== 'config_name' && v !== DEFAULTS[k])
+      .map(([k, v]) => [k, String(v)]);
+  }
+}
