@@ -98,9 +98,9 @@ function readControl(id, field) {
 
 // ---- running the core ---------------------------------------------------------------------
 
-function compute() {
+function compute(withSweeps) {
   const plan = kv.plan(planOptions(state));
-  const sweeps = kv.sweep(sweepOptions(state));
+  const sweeps = withSweeps ? kv.sweep(sweepOptions(state)) : null;
   return { plan, sweeps, why: whyCache(whyCacheOptions(state)) };
 }
 
@@ -117,13 +117,14 @@ function whyCache(options) {
 }
 
 /** Recomputes and re-renders everything from the state; errors keep the last good answer. */
-export function update({ pushHash = true } = {}) {
+/** @param {{pushHash?: boolean, sweeps?: boolean}} options sweeps: false draws the charts later */
+export function update({ pushHash = true, sweeps = true } = {}) {
   const t0 = performance.now();
   writeControls();
   if (pushHash) scheduleHash();
   if (!kv) return;
   try {
-    last = compute();
+    last = compute(sweeps);
     clearInputError();
     render();
   } catch (e) {
@@ -153,7 +154,7 @@ function render() {
   showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { state.context = tokens; update(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
-  showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
+  if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));
   showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
   showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
@@ -161,7 +162,7 @@ function render() {
   const texts = { permalink: permalink(), cli: cliCommand(state), engine: engineCommand(state, plan, hfIdOf(state)) };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
-  drawSweeps(sweeps, plan, f);
+  if (sweeps) drawSweeps(sweeps, plan, f);
   if (whatIfOpen) runWhatIf();
   renderPins();
 }
@@ -423,9 +424,9 @@ async function main() {
   }
   catalog.gpus = kv.gpus().gpus;
   fillCatalogues(kv.dtypes());
-  update({ pushHash: false });
+  update({ pushHash: false, sweeps: false });  // the answers first; the charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
-  // The model list (every config.json) is only needed for the search box: after the first answer.
+  // The charts and the model list (every config.json, for the search box) after the first answer.
   setTimeout(() => {
     catalog.models = kv.models().models;
     fillModels();
