@@ -63,6 +63,7 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
     .map((c) => cliPlan(c).starts));
   assert.ok(levers.includes(true) && levers.includes(false));
   assert.deepEqual(problems, []);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'article');
   await page.close();
 });
@@ -100,6 +101,7 @@ test('a host page: widgets share one module, update independently, keep their st
   const height = await page.evaluate(() => Number(document.getElementById('frame').height));
   assert.ok(height > 80, `iframe height ${height}`);
   assert.deepEqual(problems, []);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'embed-host');
   await page.close();
 });
