@@ -1,0 +1,38 @@
+// Decode attention over a paged KV cache: one new query token per sequence attends to all of its
+// cached tokens. A plain fp64 reference, and the fast CPU kernel (threads, SIMD, GQA grouping,
+// online softmax in fp32).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "paged_kv.hpp"
+
+namespace kvbench {
+
+// out[b][hq][d] in fp64: two-pass softmax, exactly the dequantized inputs the kernel reads.
+std::vector<double> decode_attention_reference(const PagedKv& kv);
+
+struct CpuPlan {
+  uint32_t threads = 1;
+  uint64_t chunk_tokens = 0;  // split each sequence into chunks of this many tokens; 0 = auto
+};
+
+// The fast kernel. Work units are (sequence, KV head, chunk of tokens): each unit reads its K and
+// V rows once and serves all q_heads / kv_heads query heads of the group from them; chunks of a
+// sequence are merged by their log-sum-exp. `out` must hold batch x q_heads x head_dim floats.
+void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out);
+
+// The plan the kernel uses when chunk_tokens is 0: enough units to keep every thread busy.
+uint64_t auto_chunk_tokens(const PagedKv& kv, uint32_t threads);
+
+struct Comparison {
+  double max_abs_error = 0;
+  double max_rel_error = 0;  // |o - ref| / max(|ref|, 1e-6)
+  bool all_finite = true;
+  bool pass = false;  // |o - ref| <= atol + rtol |ref| everywhere, and finite
+};
+Comparison compare(const std::vector<double>& reference, const float* out, double atol,
+                   double rtol);
+
+}  // namespace kvbench

@@ -1,0 +1,314 @@
+// Paged KV pools: layout, seeded contents, poisoning, and the dtype conversions.
+#include "paged_kv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#if defined(__F16C__) && defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace kvbench {
+namespace {
+
+float fp16_to_float(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: renormalize
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400u) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bf16_to_float(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// OCP fp8 e4m3 (the "fn" variant engines use): bias 7, no infinities, 0x7f/0xff are NaN.
+struct Fp8Table {
+  float value[256];
+  Fp8Table() {
+    for (int i = 0; i < 256; ++i) {
+      const int sign = i >> 7, exp = (i >> 3) & 0xf, mant = i & 7;
+      float v;
+      if (exp == 0xf && mant == 7)
+        v = std::nanf("");
+      else if (exp == 0)
+        v = std::ldexp(static_cast<float>(mant) / 8.0f, -6);
+      else
+        v = std::ldexp(1.0f + static_cast<float>(mant) / 8.0f, exp - 7);
+      value[i] = sign ? -v : v;
+    }
+  }
+};
+const Fp8Table kFp8;
+
+}  // namespace
+
+bool parse_kv_type(const std::string& name, KvType& out) {
+  static const std::pair<const char*, KvType> kNames[] = {
+      {"fp32", KvType::kFp32},   {"fp16", KvType::kFp16},        {"bf16", KvType::kBf16},
+      {"fp8", KvType::kFp8E4m3}, {"fp8_e4m3", KvType::kFp8E4m3}, {"int8", KvType::kInt8}};
+  for (const auto& [n, t] : kNames) {
+    if (name == n) {
+      out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* kv_type_name(KvType t) {
+  switch (t) {
+    case KvType::kFp32:
+      return "fp32";
+    case KvType::kFp16:
+      return "fp16";
+    case KvType::kBf16:
+      return "bf16";
+    case KvType::kFp8E4m3:
+      return "fp8";
+    case KvType::kInt8:
+      return "int8";
+  }
+  return "?";
+}
+
+uint32_t kv_type_bytes(KvType t) {
+  switch (t) {
+    case KvType::kFp32:
+      return 4;
+    case KvType::kFp16:
+    case KvType::kBf16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+float dequantize(KvType t, const uint8_t* p, float scale) {
+  switch (t) {
+    case KvType::kFp32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case KvType::kFp16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return fp16_to_float(h);
+    }
+    case KvType::kBf16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return bf16_to_float(b);
+    }
+    case KvType::kFp8E4m3:
+      return kFp8.value[*p] * scale;
+    case KvType::kInt8:
+      return static_cast<float>(static_cast<int8_t>(*p)) * scale;
+  }
+  return 0;
+}
+
+void dequantize_row(KvType t, const uint8_t* src, uint32_t n, float scale, float* dst) {
+  switch (t) {
+    case KvType::kFp32:
+      std::memcpy(dst, src, n * 4u);
+      return;
+    case KvType::kBf16: {
+      const auto* s = reinterpret_cast<const uint16_t*>(src);
+      auto* d = reinterpret_cast<uint32_t*>(dst);
+      for (uint32_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;  // vectorizes
+      return;
+    }
+    case KvType::kFp16: {
+      uint32_t i = 0;
+#if defined(__F16C__) && defined(__AVX2__)
+      for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(
+            dst + i,
+            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
+      }
+#endif
+      for (; i < n; ++i) dst[i] = dequantize(t, src + 2 * i, 1.0f);
+      return;
+    }
+    case KvType::kFp8E4m3: {
+      uint32_t i = 0;
+#if defined(__F16C__) && defined(__AVX2__)
+      // e4m3 sits inside fp16 with the exponent bias 8 lower: shift it into place and scale by
+      // 2^8 (subnormals map too). The NaN code becomes a large finite value: the correctness
+      // check still catches any read of a poisoned slot.
+      const __m256 rescale = _mm256_set1_ps(scale * 256.0f);
+      for (; i + 8 <= n; i += 8) {
+        const __m128i b =
+            _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i)));
+        const __m128i h = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x80)), 8),
+                                       _mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x7f)), 7));
+        _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_cvtph_ps(h), rescale));
+      }
+#endif
+      for (; i < n; ++i) dst[i] = kFp8.value[src[i]] * scale;
+      return;
+    }
+    case KvType::kInt8:
+      for (uint32_t i = 0; i < n; ++i) {
+        dst[i] = static_cast<float>(static_cast<int8_t>(src[i])) * scale;
+      }
+      return;
+  }
+}
+
+uint64_t PagedKv::page_bytes() const {
+  return uint64_t{shape.page_size} * shape.head_dim * kv_type_bytes(shape.kv_type);
+}
+
+static uint64_t row_offset(const PagedKv& kv, uint64_t seq, uint64_t token, uint32_t kv_head) {
+  const uint64_t page = kv.pages[seq][token / kv.shape.page_size];
+  const uint64_t slot = token % kv.shape.page_size;
+  const uint64_t row = uint64_t{kv.shape.head_dim} * kv_type_bytes(kv.shape.kv_type);
+  return (page * kv.shape.kv_heads + kv_head) * kv.page_bytes() + slot * row;
+}
+
+const uint8_t* PagedKv::k_row(uint64_t seq, uint64_t token, uint32_t kv_head) const {
+  return k.data() + row_offset(*this, seq, token, kv_head);
+}
+
+const uint8_t* PagedKv::v_row(uint64_t seq, uint64_t token, uint32_t kv_head) const {
+  return v.data() + row_offset(*this, seq, token, kv_head);
+}
+
+uint64_t PagedKv::bytes_moved() const {
+  const uint64_t tokens = std::accumulate(lengths.begin(), lengths.end(), uint64_t{0});
+  const uint64_t row = uint64_t{shape.head_dim} * kv_type_bytes(shape.kv_type);
+  uint64_t table = 0;
+  for (const auto& p : pages) table += p.size() * 4;
+  const uint64_t qo = 2ull * lengths.size() * shape.q_heads * shape.head_dim * 4;
+  return 2 * tokens * shape.kv_heads * row + qo + table;
+}
+
+PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& lengths,
+                      uint64_t seed, uint64_t spare_pages) {
+  PagedKv kv;
+  kv.shape = shape;
+  kv.lengths = lengths;
+  std::mt19937_64 rng(seed);
+  uint64_t used = 0;
+  for (uint64_t len : lengths) used += (len + shape.page_size - 1) / shape.page_size;
+  kv.num_pages = used + spare_pages;
+  std::vector<uint32_t> ids(kv.num_pages);
+  std::iota(ids.begin(), ids.end(), 0u);
+  std::shuffle(ids.begin(), ids.end(), rng);  // pages far apart and out of order
+  uint64_t next = 0;
+  for (uint64_t len : lengths) {
+    const uint64_t n = (len + shape.page_size - 1) / shape.page_size;
+    kv.pages.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(next),
+                          ids.begin() + static_cast<std::ptrdiff_t>(next + n));
+    next += n;
+  }
+  const uint64_t pool = kv.num_pages * shape.kv_heads * kv.page_bytes();
+  kv.k.resize(pool);
+  kv.v.resize(pool);
+  // Values of moderate magnitude written as bit patterns directly (fast for GB-sized pools):
+  // sign and mantissa random, exponent in a narrow band around 1.
+  const uint32_t bytes = kv_type_bytes(shape.kv_type);
+  auto fill = [&](std::vector<uint8_t>& pool_bytes, uint64_t stream) {
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + stream;
+    auto next_random = [&x] {  // xorshift64*
+      x ^= x >> 12;
+      x ^= x << 25;
+      x ^= x >> 27;
+      return x * 0x2545F4914F6CDD1Dull;
+    };
+    for (uint64_t i = 0; i < pool_bytes.size(); i += bytes) {
+      const uint64_t r = next_random();
+      switch (shape.kv_type) {
+        case KvType::kFp32: {
+          const uint32_t bits = static_cast<uint32_t>(
+              ((r >> 63) << 31) | ((124 + (r >> 8) % 4) << 23) | (r & 0x7fffff));
+          std::memcpy(&pool_bytes[i], &bits, 4);
+          break;
+        }
+        case KvType::kBf16: {
+          const uint16_t bits =
+              static_cast<uint16_t>(((r >> 63) << 15) | ((124 + (r >> 8) % 4) << 7) | (r & 0x7f));
+          std::memcpy(&pool_bytes[i], &bits, 2);
+          break;
+        }
+        case KvType::kFp16: {
+          const uint16_t bits =
+              static_cast<uint16_t>(((r >> 63) << 15) | ((12 + (r >> 8) % 4) << 10) | (r & 0x3ff));
+          std::memcpy(&pool_bytes[i], &bits, 2);
+          break;
+        }
+        case KvType::kFp8E4m3:
+          pool_bytes[i] =
+              static_cast<uint8_t>(((r >> 63) << 7) | ((4 + (r >> 8) % 4) << 3) | (r & 7));
+          break;
+        case KvType::kInt8:
+          pool_bytes[i] = static_cast<uint8_t>(r);
+          break;
+      }
+    }
+  };
+  fill(kv.k, 1);
+  fill(kv.v, 2);
+  if (shape.kv_type == KvType::kInt8) kv.k_scale = kv.v_scale = 1.0f / 64;
+  if (shape.kv_type == KvType::kFp8E4m3) kv.k_scale = kv.v_scale = 0.5f;
+  // Poison every slot no sequence owns: spare pages and the tail of each last page.
+  const uint8_t nan_bytes[4][4] = {{0x00, 0x00, 0xc0, 0x7f}, {0x00, 0x7e}, {0xc0, 0x7f}, {0x7f}};
+  const uint8_t* nan = shape.kv_type == KvType::kFp32   ? nan_bytes[0]
+                       : shape.kv_type == KvType::kFp16 ? nan_bytes[1]
+                       : shape.kv_type == KvType::kBf16 ? nan_bytes[2]
+                                                        : nan_bytes[3];
+  if (shape.kv_type != KvType::kInt8) {
+    std::vector<bool> owned(kv.num_pages, false);
+    for (const auto& p : kv.pages)
+      for (uint32_t id : p) owned[id] = true;
+    const uint64_t row = uint64_t{shape.head_dim} * bytes;
+    auto poison = [&](uint64_t page, uint64_t first_slot) {
+      for (uint32_t h = 0; h < shape.kv_heads; ++h) {
+        const uint64_t base = (page * shape.kv_heads + h) * kv.page_bytes();
+        for (uint64_t o = base + first_slot * row; o < base + kv.page_bytes(); o += bytes) {
+          std::memcpy(&kv.k[o], nan, bytes);
+          std::memcpy(&kv.v[o], nan, bytes);
+        }
+      }
+    };
+    for (uint64_t p = 0; p < kv.num_pages; ++p)
+      if (!owned[p]) poison(p, 0);
+    for (uint64_t s = 0; s < lengths.size(); ++s) {
+      if (lengths[s] % shape.page_size != 0)
+        poison(kv.pages[s].back(), lengths[s] % shape.page_size);
+    }
+  }
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  kv.q.resize(lengths.size() * shape.q_heads * shape.head_dim);
+  for (float& x : kv.q) x = uniform(rng);
+  return kv;
+}
+
+}  // namespace kvbench

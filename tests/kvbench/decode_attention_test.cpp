@@ -1,0 +1,138 @@
+// The CPU decode-attention kernel against the fp64 reference over dtypes, GQA group sizes, page
+// sizes, ragged lengths and chunk splits; and kvbench's kvscope.measured/1 record.
+#include "decode_attention.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kvbench.hpp"
+#include "paged_kv.hpp"
+
+namespace kvbench {
+namespace {
+
+struct Case {
+  KvType type;
+  uint32_t q_heads, kv_heads, head_dim, page_size;
+  std::vector<uint64_t> lengths;
+  uint32_t threads;
+  uint64_t chunk;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << kv_type_name(c.type) << " g=" << c.q_heads / c.kv_heads << " d=" << c.head_dim
+      << " page=" << c.page_size << " batch=" << c.lengths.size() << " chunk=" << c.chunk;
+}
+
+class KernelMatchesReference : public ::testing::TestWithParam<Case> {};
+
+TEST_P(KernelMatchesReference, WithinTolerance) {
+  const Case& c = GetParam();
+  const PagedKv kv =
+      make_paged_kv({c.q_heads, c.kv_heads, c.head_dim, c.page_size, c.type}, c.lengths, 7);
+  std::vector<float> out(c.lengths.size() * c.q_heads * c.head_dim, std::nanf(""));  // poisoned
+  decode_attention_cpu(kv, CpuPlan{c.threads, c.chunk}, out.data());
+  const Comparison cmp = compare(decode_attention_reference(kv), out.data(), 2e-3, 2e-3);
+  EXPECT_TRUE(cmp.all_finite) << "an output was not written, or a poisoned slot was read";
+  EXPECT_TRUE(cmp.pass) << "max abs error " << cmp.max_abs_error;
+  EXPECT_LT(cmp.max_abs_error, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid, KernelMatchesReference,
+    ::testing::Values(
+        Case{KvType::kBf16, 32, 8, 128, 16, {4096}, 2, 0},         // Llama-3.1-8B, GQA 4
+        Case{KvType::kBf16, 32, 8, 128, 16, {4096}, 2, 512},       // split into chunks, merged
+        Case{KvType::kFp16, 32, 32, 128, 16, {97, 1, 300}, 2, 0},  // MHA, ragged, a 1-token row
+        Case{KvType::kFp32, 8, 1, 64, 1, {513, 17}, 1, 64},        // MQA, page size 1
+        Case{KvType::kFp8E4m3, 16, 2, 128, 64, {1000, 65, 64}, 2, 128},  // g = 8, partial pages
+        Case{KvType::kInt8, 12, 4, 96, 32, {257, 31}, 2, 0},             // d not a multiple of 64
+        Case{KvType::kBf16, 16, 1, 256, 16, {2049}, 2, 1024},            // g = 16, d = 256
+        Case{KvType::kFp16, 6, 3, 40, 7, {100, 3, 77, 1}, 3, 16}),       // odd sizes everywhere
+    [](const ::testing::TestParamInfo<Case>& info) { return "case" + std::to_string(info.index); });
+
+TEST(KernelMatchesReference, PeakySoftmaxAndShuffledPlacementGiveTheSameResult) {
+  // Large queries make the softmax peak on a few tokens (exercises the running-max rescale), and
+  // the same logical cache under another seed's page shuffle must give the same output.
+  PagedKv kv = make_paged_kv({8, 2, 64, 16, KvType::kBf16}, {700, 701}, 3);
+  for (float& x : kv.q) x *= 30.0f;
+  std::vector<float> out(2 * 8 * 64);
+  decode_attention_cpu(kv, CpuPlan{2, 128}, out.data());
+  EXPECT_TRUE(compare(decode_attention_reference(kv), out.data(), 2e-3, 2e-3).pass);
+}
+
+TEST(KernelMatchesReference, BytesMovedCountKAndVOnce) {
+  const PagedKv kv = make_paged_kv({32, 8, 128, 16, KvType::kBf16}, {1000, 24}, 1);
+  const uint64_t kv_bytes = 2ull * (1000 + 24) * 8 * 128 * 2;
+  const uint64_t qo = 2ull * 2 * 32 * 128 * 4, table = (63 + 2) * 4;
+  EXPECT_EQ(kv.bytes_moved(), kv_bytes + qo + table);
+}
+
+nlohmann::json run_json(const std::vector<std::string>& args, int& status, std::string& err_text) {
+  std::ostringstream out, err;
+  status = run(args, out, err);
+  err_text = err.str();
+  return status == 0 ? nlohmann::json::parse(out.str()) : nlohmann::json();
+}
+
+TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
+  int status;
+  std::string err;
+  const nlohmann::json j =
+      run_json({"attention", "--model", "llama-3.1-8b", "--context", "512", "--batch", "2",
+                "--kv-dtype", "fp8", "--threads", "2", "--json"},
+               status, err);
+  ASSERT_EQ(status, 0) << err;
+  EXPECT_EQ(j["schema"], "kvscope.measured/1");
+  for (const char* key : {"tool", "version", "commit", "date", "command"})
+    EXPECT_TRUE(j["meta"].contains(key)) << key;
+  EXPECT_EQ(
+      j["meta"]["command"].get<std::string>().rfind("kvbench attention --model llama-3.1-8b", 0),
+      0u);
+  EXPECT_EQ(j["device"]["kind"], "cpu");
+  for (const char* key : {"method", "warmup", "samples", "median_s", "p10_s", "p90_s"})
+    EXPECT_TRUE(j["timing"].contains(key)) << key;
+  EXPECT_LE(j["timing"]["p10_s"].get<double>(), j["timing"]["median_s"].get<double>());
+  EXPECT_LE(j["timing"]["median_s"].get<double>(), j["timing"]["p90_s"].get<double>());
+  EXPECT_GE(j["timing"]["samples"].get<int>(), 10);
+  // 2 sequences x 512 tokens x 8 KV heads x 128 x 1 byte, K and V: the core's bytes exactly.
+  EXPECT_EQ(j["estimate"]["bytes"].get<uint64_t>(), 2ull * 512 * 8 * 128 * 2);
+  EXPECT_GT(j["bytes_moved"].get<uint64_t>(), j["estimate"]["bytes"].get<uint64_t>());
+  const double achieved = j["achieved_bytes_per_s"].get<double>();
+  EXPECT_NEAR(achieved, j["bytes_moved"].get<double>() / j["timing"]["median_s"].get<double>(),
+              achieved * 1e-9);
+  EXPECT_NEAR(j["bandwidth_efficiency"].get<double>(),
+              achieved / j["measured_bandwidth_bytes_per_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["measured_over_estimate"].get<double>(),
+              j["timing"]["median_s"].get<double>() / j["estimate_s"].get<double>(), 1e-9);
+  EXPECT_TRUE(j["correctness"]["pass"]);
+  EXPECT_EQ(j["problem"]["group_size"], 4);
+}
+
+TEST(Kvbench, BadInputIsOneLineNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"attention", "--model", "llama-3.1-8b", "--batch", "-1"}, "--batch"},
+      {{"attention", "--model", "llama-3.1-8b", "--kv-dtype", "q4_0"}, "--kv-dtype"},
+      {{"attention", "--model", "nope"}, "--model"},
+      {{"attention", "--model", "deepseek-v2-lite"}, "--model"},
+      {{"attention", "--model", "llama-3.1-8b", "--device", "tpu"}, "--device"},
+      {{"attention", "--model", "llama-3.1-8b", "--layers", "3"}, "--layers"},
+      {{"attention", "--model", "llama-3.1-8b", "--context", "1", "--lengths", "5"}, "--context"},
+      {{"attention", "--model", "llama-3.1-8b", "--context", "99999999999"}, "--context"},
+      {{"attention", "--model", "llama-3.1-8b", "--bogus", "1"}, "--bogus"},
+      {{"benchmark"}, "command"}};
+  for (const auto& [args, field] : cases) {
+    int status;
+    std::string err;
+    run_json(args, status, err);
+    EXPECT_EQ(status, 2) << field;
+    EXPECT_EQ(err.rfind("kvbench: error: " + field + ": ", 0), 0u) << err;
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+  }
+}
+
+}  // namespace
+}  // namespace kvbench
