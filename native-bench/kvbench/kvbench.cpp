@@ -319,6 +319,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const CpuPlan plan{static_cast<uint32_t>(threads), 0};
   std::function<void()> step;
   ordered_json device_json;
+#ifdef KVBENCH_WITH_CUDA
+  std::unique_ptr<CudaDecode> gpu;
+#endif
   if (device == "cpu") {
     step = [&] {
       for (size_t i = 0; i < caches.size(); ++i)
@@ -327,12 +330,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } else {
 #ifdef KVBENCH_WITH_CUDA
     std::string why;
-    auto gpu = CudaDecode::create(caches, why);
+    gpu = CudaDecode::create(caches, why);
     if (!gpu) return fail(err, {"--device", why});
     device_json = gpu->device_json();
-    step = [&, g = std::shared_ptr<CudaDecode>(std::move(gpu))] {
-      g->run();
-      g->copy_outputs(outputs);
+    step = [&] {
+      gpu->run();
+      gpu->synchronize();
     };
 #else
     return fail(err,
@@ -340,6 +343,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 #endif
   }
   step();  // the checked run: outputs were NaN before it
+#ifdef KVBENCH_WITH_CUDA
+  if (gpu) gpu->copy_outputs(outputs);
+#endif
   // The fp64 reference is O(batch x heads x tokens x dim): check two sequences of a large batch.
   ordered_json checks = ordered_json::array();
   bool pass = true;
@@ -403,7 +409,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
 #ifdef KVBENCH_WITH_CUDA
   else {
-    bandwidth = CudaDecode::measure_copy_bandwidth(bandwidth_json);
+    bandwidth = CudaDecode::measure_read_bandwidth(bandwidth_json);
+    // The kvscope catalogue entry of this GPU, so the page can set the record beside its plans.
+    const std::string name = device_json["name"].get<std::string>();
+    for (const kvscope::GpuEntry& g : kvscope::gpu_catalog()) {
+      if (g.name.rfind(name, 0) == 0) {
+        device_json["catalogue_id"] = g.id;
+        break;
+      }
+    }
   }
 #endif
   const double estimate_s = static_cast<double>(estimate_bytes) / bandwidth;
