@@ -217,3 +217,23 @@ test('"Embed this" writes a custom-element and an iframe snippet for the scenari
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('measured decode attention: the committed kvbench records beside the estimate, and "not measured" for a GPU without any', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = path.join(siteDir, 'data/measured');
+  const records = readdirSync(dir).filter((f) => f !== 'index.json').map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
+  assert.ok(records.length > 0, 'the site publishes kvbench records');
+  const { page, problems } = await open(browser, `${server.base}/index.html#gpu=h100-sxm-80gb`);
+  await page.waitForSelector('body[data-measured]', { state: 'attached' });
+  assert.match(await page.textContent('#measured-none'), /No measurement for NVIDIA H100 SXM5 80GB yet/);
+  const ratios = (await page.locator('#measured-table tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.dataset.ratio)))).sort();
+  assert.deepEqual(ratios, records.filter((r) => r.device.kind === 'cpu').map((r) => r.measured_over_estimate).sort());
+  for (const r of records) {
+    assert.equal(r.schema, 'kvscope.measured/1');
+    assert.ok(r.meta.commit && r.meta.date && r.meta.command.startsWith('kvbench attention'), 'provenance');
+    assert.ok(r.correctness.pass);
+  }
+  assert.equal(await page.locator('#chart-measured canvas').count() > 0, true, 'the measured chart is drawn');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -8,7 +8,9 @@ import {
   whyCacheOptions,
 } from './state.js';
 import { cliCommand, embedSnippets, engineCommand, toCsv, toMarkdown } from './commands.js';
-import { drawSweeps, drawWhatIf, resetCharts } from './charts.js';
+import { drawMeasured, drawSweeps, drawWhatIf, resetCharts } from './charts.js';
+import { efficiencyOf, loadMeasured, recordsFor } from './measured.js';
+import { measuredView } from './views/measured.js';
 import { verdictView } from './views/verdict.js';
 import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
 import { capacityView, memoryView, notesView, rooflineView } from './views/capacity.js';
@@ -51,6 +53,7 @@ let catalog = { models: [], gpus: [] };
 let last = null;        // {plan, sweeps, why} of the current state
 let whatIfOpen = false;
 let embedAs = 'startup';  // the view the "Embed this" snippets use
+let measuredRecords = null;  // kvbench's records, once loaded
 
 function fmt() { return makeFormat(state.units); }
 
@@ -162,9 +165,23 @@ function render() {
   const texts = { permalink: permalink(), cli: cliCommand(state), engine: engineCommand(state, plan, hfIdOf(state)) };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
+  renderMeasured();
   if (sweeps) drawSweeps(sweeps, plan, f);
   if (whatIfOpen) runWhatIf();
   renderPins();
+}
+
+// Measured records for the chosen GPU (else this project's CPUs) and the calibrated estimate.
+function renderMeasured() {
+  if (!measuredRecords || !last) return;
+  const plan = last.plan;
+  const records = recordsFor(measuredRecords, state.gpu);
+  const efficiency = efficiencyOf(records.gpu);
+  const calibration = { efficiency, device: records.gpu[0]?.device.name ?? '',
+    decode_s: plan.roofline.available ? plan.roofline.decode.time_s : null };
+  showChanged($('measured-panel'), [records.gpu.length, records.cpu.length, plan.gpu.name, calibration], () =>
+    measuredView(records, plan.gpu.name, calibration));
+  drawMeasured(records.gpu.length ? records.gpu : records.cpu);
 }
 
 // The snippets are made only while their panel is open.
@@ -432,6 +449,7 @@ async function main() {
     fillModels();
     update({ pushHash: false });  // the engine command wants the model's Hugging Face id
     document.body.dataset.ready = 'true';
+    loadMeasured().then((records) => { measuredRecords = records; renderMeasured(); document.body.dataset.measured = String(records.length); });
   }, 0);
 }
 

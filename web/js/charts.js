@@ -145,3 +145,18 @@ export function drawWhatIf(results, base) {
     series: [{ label: 'lever' }, { label: 'change', fill: PALETTE[2] + 'cc', stroke: PALETTE[2], paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
   }), [rows.map((_, i) => i), rows.map((x) => x.report.max_concurrency - base.max_concurrency)]);
 }
+
+/** Measured decode attention beside the estimate line (bytes / measured read bandwidth). */
+export function drawMeasured(records) {
+  const uPlot = globalThis.uPlot;
+  if (!uPlot || !records.length) return;
+  const sorted = [...records].sort((a, b) => a.bytes_moved - b.bytes_moved);
+  const xs = sorted.map((r) => r.bytes_moved / 1e9);
+  upsert('chart-measured', `measured ${sorted.length}`, () => ({
+    scales: { x: { time: false, distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
+    axes: [axis('bytes read per step (GB)', { values: axisValues }), axis('time per step (ms)', { values: axisValues, size: 60 })],
+    series: [{ label: 'GB' },
+      line('estimate: bytes / measured read bandwidth', PALETTE[0], { dash: [6, 4] }),
+      { label: 'measured (median)', stroke: PALETTE[1], width: 0, points: { show: true, size: 9, fill: PALETTE[1] } }],
+  }), [xs, sorted.map((r) => (r.bytes_moved / r.measured_bandwidth_bytes_per_s) * 1e3), sorted.map((r) => r.timing.median_s * 1e3)]);
+}

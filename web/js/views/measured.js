@@ -1,0 +1,32 @@
+// Measured beside estimated: kvbench's records for the chosen GPU (or this project's CPUs), with
+// the estimate, the measurement and their ratio, and the calibrated decode step.
+import { h } from '../dom.js';
+import { commas, seconds } from '../format.js';
+import { deviceLabel } from '../measured.js';
+
+/**
+ * @param {{gpu: any[], cpu: any[]}} records @param {string} gpuName what the user picked
+ * @param {{efficiency: number|null, device: string, decode_s: number|null}} calibration
+ */
+export function measuredView(records, gpuName, calibration) {
+  const rows = [...records.gpu, ...records.cpu];
+  return h('div', { id: 'measured' },
+    records.gpu.length ? null : h('p', { class: 'muted', id: 'measured-none' },
+      `No measurement for ${gpuName} yet: the table shows this project's CPU runs. GPU records come from native-bench/gpu-check.sh.`),
+    calibration.efficiency && calibration.decode_s ? h('p', { id: 'calibrated' },
+      h('strong', {}, 'Calibrated estimate: '),
+      `decode step ${seconds(calibration.decode_s / calibration.efficiency)} = the roofline's ${seconds(calibration.decode_s)} ÷ the ${(calibration.efficiency * 100).toFixed(0)}% bandwidth efficiency measured on ${calibration.device}. Marked as calibrated: an estimate scaled by a measurement, not a measurement.`) : null,
+    rows.length ? h('div', { class: 'scroll' }, h('table', { id: 'measured-table' },
+      h('caption', {}, 'Decode attention measured by kvbench (one step over the KV cache), beside the core\'s estimate for the same bytes and the machine\'s measured read bandwidth'),
+      h('thead', {}, h('tr', {}, ['device', 'scenario', 'measured', 'estimate', 'measured / estimate', 'of read bandwidth', 'provenance']
+        .map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, rows.map((r) => h('tr', { 'data-ratio': r.measured_over_estimate },
+        h('td', {}, deviceLabel(r)),
+        h('td', {}, `${r.problem.model}, ${r.problem.kv_dtype}, ${r.problem.batch} × ${r.problem.lengths} tokens, ${r.problem.layers} layer${r.problem.layers === 1 ? '' : 's'}`),
+        h('td', {}, seconds(r.timing.median_s)),
+        h('td', {}, seconds(r.estimate_s)),
+        h('td', {}, `${r.measured_over_estimate.toFixed(2)}×`),
+        h('td', {}, `${(r.bandwidth_efficiency * 100).toFixed(1)}% of ${(r.measured_bandwidth_bytes_per_s / 1e9).toFixed(1)} GB/s`),
+        h('td', { class: 'exact' }, `${r.meta.date}, commit ${r.meta.commit}: ${r.meta.command}`)))))) : null,
+    rows.length ? null : h('p', { class: 'muted' }, `No measurements are published with this site (${commas(0)} records).`));
+}
