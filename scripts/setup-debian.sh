@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libgtest-dev libbenchmark-dev nlohmann-json3-dev emscripten nodejs npm
+packages=(cmake g++ make clang libclang-rt-14-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+          emscripten nodejs npm
           chromium fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do

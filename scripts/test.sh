@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up, build and run every test: native (GoogleTest, CLI, validation, benchmark smoke), the
-# core under WebAssembly, the JS API under node, and the page in headless Chromium.
+# Set up, build and run every test: native (GoogleTest, CLI, validation, kvbench, benchmark
+# smoke), the core under WebAssembly, the JS API under node, the page in headless Chromium, the
+# native tests again under AddressSanitizer + UBSan, and each fuzzer for FUZZ_SECONDS (60).
 # This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,3 +12,5 @@ scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
 # The JS API against the CLI's JSON, then the page in Chromium (screenshots: build-artifacts/).
 node --test tests/wasm/ tests/browser/
+scripts/test-sanitizers.sh
+scripts/fuzz.sh

@@ -930,7 +930,8 @@ Result<std::string> apply_config_overrides(
     json parsed = json::parse(value, nullptr, false);
     (*target)[key] = parsed.is_discarded() ? json(value) : std::move(parsed);
   }
-  return R::success(root.dump());
+  // A bare word may hold invalid UTF-8 (found by fuzz_cli): replace it rather than throw.
+  return R::success(root.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 Result<ImportedModel> import_config(std::string_view json_text) {

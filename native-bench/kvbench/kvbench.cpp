@@ -479,7 +479,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       {"rtol", rtol},
                       {"poisoned", "outputs NaN before the run; unowned slots and spare pages NaN"},
                       {"pass", pass}};
-  const std::string text = j.dump(2);
+  const std::string text =
+      j.dump(2, ' ', false, ordered_json::error_handler_t::replace);  // args may be any bytes
   if (flags.count("--out")) {
     std::ofstream file(flags["--out"]);
     if (!file)

@@ -188,6 +188,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"plan_negative_tflops",
                {"plan", "--model", "llama-2-7b", "--gpu-memory", "24GB", "--gpu-tflops", "-1"},
                "--gpu-tflops"},
+        // fuzz_cli found this crash: invalid UTF-8 in a --set value made the JSON dump throw.
+        BadRun{"plan_set_invalid_utf8",
+               {"plan", "--model", "llama-3.1-8b", "--gpu", "l4", "--set",
+                "num_key_value_heads=1\x99"},
+               "num_key_value_heads"},
         BadRun{"plan_bad_set",
                {"plan", "--model", "llama-2-7b", "--gpu", "l4", "--set", "novalue"},
                "--set"}),

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with Debian's clang (ASan + UBSan) and runs each for FUZZ_SECONDS
+# (default 60) from its seed corpus in tests/fuzz/corpus/<target>/ (new inputs go to a temporary
+# folder, not the source tree). Any crash, leak, timeout or sanitizer report fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${FUZZ_SECONDS:-60}"
+CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON \
+  -DKVSCOPE_BUILD_TESTS=OFF -DKVBENCH_CUDA=OFF >/dev/null
+cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli
+for target in config_import cli; do
+  work="$(mktemp -d)"
+  echo "fuzz_$target: ${seconds} s from tests/fuzz/corpus/$target"
+  status=0
+  build/fuzz/tests/fuzz/fuzz_$target "$work" "tests/fuzz/corpus/$target" -max_total_time="$seconds" \
+    -artifact_prefix="$work-" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$work.log" 2>&1 || status=$?
+  grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY|^artifact_prefix|Test unit written" "$work.log" || true
+  rm -rf "$work"
+  if [ "$status" -ne 0 ]; then
+    tail -5 "$work.log" >&2
+    echo "fuzz_$target failed (exit $status); the log: $work.log, the input: $work-crash-*" >&2
+    exit 1
+  fi
+  rm -f "$work.log"
+done
