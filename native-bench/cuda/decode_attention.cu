@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "decode_attention_cuda.hpp"
 
@@ -26,27 +27,20 @@ constexpr int kThreads = 128;
     if ((call) != cudaSuccess) return cudaGetLastError();       \
   } while (0)
 
-// 16 bytes of K or V as floats.
-template <typename T> struct Vec;
-template <> struct Vec<__nv_bfloat16> {
+// 16 bytes of K or V as floats: eight 16-bit values (bf16 or fp16, converted in pairs) or
+// sixteen fp8 values (scaled).
+__device__ inline float2 to_float2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
+__device__ inline float2 to_float2(__half2 v) { return __half22float2(v); }
+
+template <typename T>
+struct Vec {
+  using Pair = typename std::conditional<std::is_same<T, __half>::value, __half2, __nv_bfloat162>::type;
   static constexpr int kN = 8;
-  __device__ static void load(const uint8_t* p, float scale, float* out) {
+  __device__ static void load(const uint8_t* p, float, float* out) {
     const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+    const Pair* h = reinterpret_cast<const Pair*>(&raw);
     for (int i = 0; i < 4; ++i) {
-      const float2 f = __bfloat1622float2(h[i]);
-      out[2 * i] = f.x;
-      out[2 * i + 1] = f.y;
-    }
-  }
-};
-template <> struct Vec<__half> {
-  static constexpr int kN = 8;
-  __device__ static void load(const uint8_t* p, float scale, float* out) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    const __half2* h = reinterpret_cast<const __half2*>(&raw);
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __half22float2(h[i]);
+      const float2 f = to_float2(h[i]);
       out[2 * i] = f.x;
       out[2 * i + 1] = f.y;
     }
