@@ -28,14 +28,15 @@ async function openWidgets(url, count, options = {}) {
       document.addEventListener(type, (e) => window.__seen.push({ type, id: e.target.id, detail: e.detail }));
     }
   });
-  const wasm = [];
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
   for (let y = 0; y < 20000; y += 500) {
     await page.evaluate((v) => window.scrollTo(0, v), y);
     if (await page.evaluate(() => window.scrollY + innerHeight >= document.documentElement.scrollHeight)) break;
   }
   await page.waitForFunction((n) => new Set(document.querySelectorAll('kv-cache-explorer')).size <= n &&
     [...document.querySelectorAll('kv-cache-explorer')].every((w) => w.shadowRoot.querySelector('.answer, .error')), count);
+  // What the page fetched, from its own resource timing: a listener attached here could miss
+  // requests made before it.
+  const wasm = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.wasm')));
   return { page, problems, wasm };
 }
 
