@@ -6,13 +6,15 @@
 #include <thread>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace kvbench {
 
 BandwidthMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes,
                                             uint32_t runs) {
   threads = std::max(1u, threads);
   const uint64_t n = buffer_bytes / sizeof(float);
-  std::vector<float> buffer(n);
+  HugePageVector<float> buffer(n);  // the same pages as the KV pools: a like-for-like ceiling
   // First touch by the threads that will read (NUMA placement), with values that cannot be folded.
   {
     std::vector<std::thread> pool;

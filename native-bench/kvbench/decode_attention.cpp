@@ -1,6 +1,7 @@
-// Decode attention on the CPU. The kernel streams each (page, head) run of K once, scoring it
-// against the group's query heads held in L1, then V once, accumulating in fp32 with an online
-// softmax per tile of tokens (one rescale per tile, not per token).
+// Decode attention on the CPU. Per tile of 32 tokens the kernel reads each K row once, converting
+// eight values at a time straight into registers and scoring them against up to four query heads
+// of the group, then each V row once, accumulating in fp32 registers across the tile; an online
+// softmax rescales once per tile, and the next tile's rows are prefetched during this one's work.
 #include "decode_attention.hpp"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -22,85 +24,208 @@ struct Partial {
   std::vector<float> m, l, acc;  // per query head of the group: running max, sum, sum of p.v
 };
 
-// q . k over one head's dimension (fp32, two accumulators to hide the FMA latency).
-inline float dot(const float* a, const float* b, uint32_t n) {
-  uint32_t i = 0;
-  float sum = 0.0f;
-#if defined(__AVX2__) && defined(__FMA__)
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  for (; i + 16 <= n; i += 16) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+// Eight fp32 lanes: AVX2/FMA/F16C where the build targets them, else a plain array the compiler
+// vectorizes as it can. The kernel below is written once against these few operations.
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+using Lanes = __m256;
+inline Lanes zero() { return _mm256_setzero_ps(); }
+inline Lanes splat(float x) { return _mm256_set1_ps(x); }
+inline Lanes load(const float* p) { return _mm256_loadu_ps(p); }
+inline void store(float* p, Lanes x) { _mm256_storeu_ps(p, x); }
+inline Lanes fma(Lanes a, Lanes b, Lanes c) { return _mm256_fmadd_ps(a, b, c); }
+inline Lanes mul(Lanes a, Lanes b) { return _mm256_mul_ps(a, b); }
+inline __m128i load128(const uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+
+// Eight stored values of a row from value index i, as "raw" floats: the value over the type's
+// raw_scale (and before the per-tensor scale), whichever is cheapest to convert.
+template <KvType T>
+inline Lanes load_raw(const uint8_t* row, uint32_t i) {
+  if constexpr (T == KvType::kFp32) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
+  } else if constexpr (T == KvType::kFp16) {
+    return _mm256_cvtph_ps(load128(row + 2 * i));
+  } else if constexpr (T == KvType::kBf16) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(load128(row + 2 * i)), 16));
+  } else if constexpr (T == KvType::kFp8E4m3) {
+    // e4m3 bits s eeee mmm placed as fp32 s 0000 eeee mmm...: the same value times 2^-120 (its
+    // subnormals land on fp32 subnormals, exactly). Shift the byte to the top, shift back four
+    // with the sign copied, and clear the copies: three integer operations per eight values.
+    const __m256i x =
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + i)));
+    const __m256i bits = _mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(x, 24), 4),
+                                          _mm256_set1_epi32(static_cast<int>(0x87F00000u)));
+    return _mm256_castsi256_ps(bits);
+  } else {
+    return _mm256_cvtepi32_ps(
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + i))));
   }
-  for (; i + 8 <= n; i += 8)
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-  const __m256 v = _mm256_add_ps(s0, s1);
-  __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+}
+
+// Four horizontal sums (one per accumulator) into out[0..4).
+inline void sum4(Lanes a0, Lanes a1, Lanes a2, Lanes a3, float* out) {
+  const __m256 s = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+  _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1)));
+}
+inline float sum1(Lanes a) {
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
   x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-  x = _mm_add_ss(x, _mm_movehdup_ps(x));
-  sum = _mm_cvtss_f32(x);
+  return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+}
+#else
+struct Lanes {
+  float v[8];
+};
+inline Lanes zero() { return Lanes{}; }
+inline Lanes splat(float x) {
+  Lanes r;
+  for (float& f : r.v) f = x;
+  return r;
+}
+inline Lanes load(const float* p) {
+  Lanes r;
+  std::copy(p, p + 8, r.v);
+  return r;
+}
+inline void store(float* p, Lanes x) { std::copy(x.v, x.v + 8, p); }
+inline Lanes fma(Lanes a, Lanes b, Lanes c) {
+  for (int j = 0; j < 8; ++j) c.v[j] += a.v[j] * b.v[j];
+  return c;
+}
+inline Lanes mul(Lanes a, Lanes b) { return fma(a, b, zero()); }
+template <KvType T>
+inline Lanes load_raw(const uint8_t* row, uint32_t i) {
+  Lanes r;
+  for (uint32_t j = 0; j < 8; ++j) r.v[j] = dequantize(T, row + (i + j) * kv_type_bytes(T), 1.0f);
+  return r;
+}
+inline float sum1(Lanes a) {
+  float s = 0;
+  for (float f : a.v) s += f;
+  return s;
+}
+inline void sum4(Lanes a0, Lanes a1, Lanes a2, Lanes a3, float* out) {
+  out[0] = sum1(a0), out[1] = sum1(a1), out[2] = sum1(a2), out[3] = sum1(a3);
+}
 #endif
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
+
+// What load_raw's values are multiplied by to give the stored value (before the tensor scale).
+template <KvType T>
+constexpr float raw_scale() {
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+  if constexpr (T == KvType::kFp8E4m3) return 0x1p120f;
+#endif
+  return 1.0f;
 }
 
-// scores[h * stride] = scale * q_h . k for the g heads of a group: the row is loaded once per
-// 8 values and used by four heads at a time.
-inline void group_dots(const float* q, const float* k, uint32_t g, uint32_t d, float scale,
-                       float* scores, uint32_t stride) {
-  uint32_t h = 0;
-#if defined(__AVX2__) && defined(__FMA__)
-  if (d % 8 == 0) {
-    for (; h + 4 <= g; h += 4) {
-      const float* q0 = q + uint64_t{h} * d;
-      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-      for (uint32_t i = 0; i < d; i += 8) {
-        const __m256 kv = _mm256_loadu_ps(k + i);
-        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + i), kv, a0);
-        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + d + i), kv, a1);
-        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + 2 * d + i), kv, a2);
-        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(q0 + 3 * d + i), kv, a3);
-      }
-      // Four horizontal sums at once: hadd pairs, then fold the 128-bit halves.
-      const __m256 s01 = _mm256_hadd_ps(a0, a1), s23 = _mm256_hadd_ps(a2, a3);
-      const __m256 s = _mm256_hadd_ps(s01, s23);
-      const __m128 four = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-      alignas(16) float out[4];
-      _mm_store_ps(out, _mm_mul_ps(four, _mm_set1_ps(scale)));
-      for (uint32_t j = 0; j < 4; ++j) scores[uint64_t{h + j} * stride] = out[j];
+// One value as load_raw gives it, for the dimensions past the last multiple of eight.
+template <KvType T>
+inline float raw_value(const uint8_t* row, uint32_t i) {
+  return dequantize(T, row + uint64_t{i} * kv_type_bytes(T), 1.0f) / raw_scale<T>();
+}
+
+// Software prefetch of rows [from, to) of the next tile, a few lines at a time between the
+// current tile's work: shuffled pages defeat the hardware prefetcher at every page boundary,
+// and a burst of hundreds of prefetches would stall on the core's miss buffers.
+struct NextTile {
+  const uint8_t* const* rows = nullptr;  // null: nothing to prefetch (not the first head block)
+  uint32_t count = 0;
+  uint32_t row_bytes = 0;
+  void prefetch(uint32_t from, uint32_t to) const {
+    if (rows == nullptr) return;
+    for (uint32_t t = from; t < std::min(to, count); ++t)
+      for (uint32_t line = 0; line < row_bytes; line += 64) __builtin_prefetch(rows[t] + line);
+  }
+};
+
+// scores[h * kTile + t] = q'_h . k_t for HB heads from q (pre-scaled) and TB tokens: each K row
+// chunk is converted once and used by HB heads; HB x TB independent accumulators cover the FMA
+// latency (HB x TB = 8).
+template <KvType T, uint32_t HB, uint32_t TB>
+inline void score_block(const float* q, const uint8_t* const* k_rows, uint32_t d, float* scores) {
+  Lanes acc[HB][TB];
+  for (uint32_t h = 0; h < HB; ++h)
+    for (uint32_t t = 0; t < TB; ++t) acc[h][t] = zero();
+  const uint32_t d8 = d / 8 * 8;
+  for (uint32_t i = 0; i < d8; i += 8) {
+    Lanes qh[HB];
+    for (uint32_t h = 0; h < HB; ++h) qh[h] = load(q + uint64_t{h} * d + i);
+    for (uint32_t t = 0; t < TB; ++t) {
+      const Lanes k = load_raw<T>(k_rows[t], i);
+      for (uint32_t h = 0; h < HB; ++h) acc[h][t] = fma(qh[h], k, acc[h][t]);
     }
   }
-#endif
-  for (; h < g; ++h) scores[uint64_t{h} * stride] = dot(q + uint64_t{h} * d, k, d) * scale;
+  for (uint32_t t = 0; t < TB; ++t) {
+    float sums[HB];
+    if constexpr (HB == 4) {
+      sum4(acc[0][t], acc[1][t], acc[2][t], acc[3][t], sums);
+    } else {
+      for (uint32_t h = 0; h < HB; ++h) sums[h] = sum1(acc[h][t]);
+    }
+    for (uint32_t i = d8; i < d; ++i) {
+      const float k = raw_value<T>(k_rows[t], i);
+      for (uint32_t h = 0; h < HB; ++h) sums[h] += q[uint64_t{h} * d + i] * k;
+    }
+    for (uint32_t h = 0; h < HB; ++h) scores[uint64_t{h} * kTile + t] = sums[h];
+  }
 }
 
-// acc[0..d) = acc + sum over the tile's n rows of p[t] * v[t][0..d).
-inline void accumulate_tile(const float* p, const float* v, uint32_t n, uint32_t d, float* acc) {
+// Scores of the tile's n tokens for HB heads: blocks of 8 / HB tokens, then one at a time.
+template <KvType T, uint32_t HB>
+inline void score_heads(const float* q, const uint8_t* const* k_rows, uint32_t n, uint32_t d,
+                        float* scores, const NextTile& next) {
+  constexpr uint32_t TB = 8 / HB;
+  uint32_t t = 0;
+  for (; t + TB <= n; t += TB) {
+    next.prefetch(t, t + TB);
+    score_block<T, HB, TB>(q, k_rows + t, d, scores + t);
+  }
+  for (; t < n; ++t) score_block<T, HB, 1>(q, k_rows + t, d, scores + t);
+  next.prefetch(n, kTile);
+}
+
+// acc[h][0..d) = acc * correction[h] + sum over the tile's n tokens of p[h][t] * v_t for HB
+// heads: 8 / HB chunks of eight dimensions at a time, converted once per token and kept in
+// registers across the tile (the online softmax's rescale folded into their load).
+template <KvType T, uint32_t HB, uint32_t CB>
+inline void accumulate_block(const float* p, const float* correction, const uint8_t* const* v_rows,
+                             uint32_t n, uint32_t d, uint32_t i, float* acc) {
+  Lanes a[HB][CB];
+  for (uint32_t h = 0; h < HB; ++h) {
+    const Lanes c_h = splat(correction[h]);
+    for (uint32_t c = 0; c < CB; ++c) a[h][c] = mul(load(acc + uint64_t{h} * d + i + 8 * c), c_h);
+  }
+  for (uint32_t t = 0; t < n; ++t) {
+    Lanes v[CB];
+    for (uint32_t c = 0; c < CB; ++c) v[c] = load_raw<T>(v_rows[t], i + 8 * c);
+    for (uint32_t h = 0; h < HB; ++h) {
+      const Lanes w = splat(p[uint64_t{h} * kTile + t]);
+      for (uint32_t c = 0; c < CB; ++c) a[h][c] = fma(w, v[c], a[h][c]);
+    }
+  }
+  for (uint32_t h = 0; h < HB; ++h)
+    for (uint32_t c = 0; c < CB; ++c) store(acc + uint64_t{h} * d + i + 8 * c, a[h][c]);
+}
+
+template <KvType T, uint32_t HB>
+inline void accumulate_heads(const float* p, const float* correction, const uint8_t* const* v_rows,
+                             uint32_t n, uint32_t d, float* acc, const NextTile& next) {
+  constexpr uint32_t CB = 8 / HB;
+  const uint32_t d8 = d / 8 * 8, passes = std::max(1u, d8 / (8 * CB));
   uint32_t i = 0;
-#if defined(__AVX2__) && defined(__FMA__)
-  // Eight independent accumulators: enough FMAs in flight to cover their latency.
-  for (; i + 64 <= d; i += 64) {
-    __m256 a[8];
-    for (int j = 0; j < 8; ++j) a[j] = _mm256_loadu_ps(acc + i + 8 * j);
-    for (uint32_t t = 0; t < n; ++t) {
-      const __m256 w = _mm256_set1_ps(p[t]);
-      const float* row = v + uint64_t{t} * d + i;
-      for (int j = 0; j < 8; ++j) a[j] = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 8 * j), a[j]);
-    }
-    for (int j = 0; j < 8; ++j) _mm256_storeu_ps(acc + i + 8 * j, a[j]);
+  for (uint32_t pass = 0; i + 8 * CB <= d8; i += 8 * CB, ++pass) {
+    next.prefetch(pass * kTile / passes, (pass + 1) * kTile / passes);
+    accumulate_block<T, HB, CB>(p, correction, v_rows, n, d, i, acc);
   }
-  for (; i + 8 <= d; i += 8) {
-    __m256 a0 = _mm256_loadu_ps(acc + i);
-    for (uint32_t t = 0; t < n; ++t) {
-      a0 = _mm256_fmadd_ps(_mm256_set1_ps(p[t]), _mm256_loadu_ps(v + uint64_t{t} * d + i), a0);
-    }
-    _mm256_storeu_ps(acc + i, a0);
-  }
-#endif
+  if (d8 < 8 * CB) next.prefetch(0, kTile);
+  for (; i < d8; i += 8) accumulate_block<T, HB, 1>(p, correction, v_rows, n, d, i, acc);
   for (; i < d; ++i) {
-    float a = acc[i];
-    for (uint32_t t = 0; t < n; ++t) a += p[t] * v[uint64_t{t} * d + i];
-    acc[i] = a;
+    for (uint32_t h = 0; h < HB; ++h) {
+      float s = acc[uint64_t{h} * d + i] * correction[h];
+      for (uint32_t t = 0; t < n; ++t) s += p[uint64_t{h} * kTile + t] * raw_value<T>(v_rows[t], i);
+      acc[uint64_t{h} * d + i] = s;
+    }
   }
 }
 
@@ -126,22 +251,27 @@ inline __m256 exp8(__m256 x) {
 }
 #endif
 
-// p[t] = e^(s[t] - m) for the n scores of a tile; returns their sum.
-inline float exp_tile(float* sc, uint32_t n, float m) {
+// p[t] = e^(s[t] - m) for the n scores of a tile, returning their sum; p is then stored times
+// `weight` (the V type's raw scale), which the sum does not include.
+inline float exp_tile(float* sc, uint32_t n, float m, float weight) {
   uint32_t t = 0;
   float sum = 0.0f;
 #if defined(__AVX2__) && defined(__FMA__)
   __m256 acc = _mm256_setzero_ps();
   for (; t + 8 <= n; t += 8) {
     const __m256 p = exp8(_mm256_sub_ps(_mm256_loadu_ps(sc + t), _mm256_set1_ps(m)));
-    _mm256_storeu_ps(sc + t, p);
+    _mm256_storeu_ps(sc + t, _mm256_mul_ps(p, _mm256_set1_ps(weight)));
     acc = _mm256_add_ps(acc, p);
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
   for (float x : lanes) sum += x;
 #endif
-  for (; t < n; ++t) sum += (sc[t] = std::exp(sc[t] - m));
+  for (; t < n; ++t) {
+    const float p = std::exp(sc[t] - m);
+    sum += p;
+    sc[t] = p * weight;
+  }
   return sum;
 }
 
@@ -151,16 +281,17 @@ struct RowCursor {
   uint64_t seq;
   uint32_t head;
   uint64_t page_index, slot;
-  const uint64_t row_bytes;
+  const uint64_t row_bytes, page_bytes;
   RowCursor(const PagedKv& k, uint64_t s, uint32_t h, uint64_t token)
       : kv(k),
         seq(s),
         head(h),
         page_index(token / k.shape.page_size),
         slot(token % k.shape.page_size),
-        row_bytes(uint64_t{k.shape.head_dim} * kv_type_bytes(k.shape.kv_type)) {}
+        row_bytes(uint64_t{k.shape.head_dim} * kv_type_bytes(k.shape.kv_type)),
+        page_bytes(k.page_bytes()) {}
   uint64_t offset() const {
-    return (uint64_t{kv.pages[seq][page_index]} * kv.shape.kv_heads + head) * kv.page_bytes() +
+    return (uint64_t{kv.pages[seq][page_index]} * kv.shape.kv_heads + head) * page_bytes +
            slot * row_bytes;
   }
   void next() {
@@ -171,68 +302,93 @@ struct RowCursor {
   }
 };
 
+// Per-thread scratch: the group's scaled queries and a tile's scores.
+struct Scratch {
+  std::vector<float> q, scores, correction;
+};
+
+// Calls f(std::integral_constant<uint32_t, HB>, h) over the g heads of a group in blocks of four,
+// then two, then one.
+template <class F>
+inline void for_head_blocks(uint32_t g, F&& f) {
+  uint32_t h = 0;
+  for (; h + 4 <= g; h += 4) f(std::integral_constant<uint32_t, 4>{}, h);
+  for (; h + 2 <= g; h += 2) f(std::integral_constant<uint32_t, 2>{}, h);
+  for (; h < g; ++h) f(std::integral_constant<uint32_t, 1>{}, h);
+}
+
+template <KvType T>
 void run_unit(const PagedKv& kv, uint64_t seq, uint32_t kv_head, uint64_t begin, uint64_t end,
-              Partial& part, std::vector<float>& row, std::vector<float>& scores) {
+              Partial& part, Scratch& scratch) {
   const AttentionShape& s = kv.shape;
   const uint32_t g = s.q_heads / s.kv_heads, d = s.head_dim;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const float* q = kv.q.data() + (seq * s.q_heads + uint64_t{kv_head} * g) * d;
+  // The softmax scale, K's tensor scale and its raw scale folded into the queries once.
+  const float q_scale = kv.k_scale * raw_scale<T>() / std::sqrt(static_cast<float>(d));
+  const float* q_in = kv.q.data() + (seq * s.q_heads + uint64_t{kv_head} * g) * d;
+  float* q = scratch.q.data();
+  for (uint64_t i = 0; i < uint64_t{g} * d; ++i) q[i] = q_in[i] * q_scale;
+  float* scores = scratch.scores.data();
+  float* correction = scratch.correction.data();
   part.m.assign(g, -std::numeric_limits<float>::infinity());
   part.l.assign(g, 0.0f);
   part.acc.assign(uint64_t{g} * d, 0.0f);
-  // Rows of this tile and the next: the next tile's K and V lines are prefetched while this one
-  // computes, because shuffled pages defeat the hardware prefetcher at every page boundary.
+  // Row addresses of this tile and the next, so the next one's rows are prefetched meanwhile.
   RowCursor cursor(kv, seq, kv_head, begin);
-  uint64_t offsets[kTile], upcoming[kTile];
-  const uint64_t row_bytes = cursor.row_bytes;
-  auto fill = [&](uint64_t* into, uint64_t from) {
+  const uint8_t* rows[2][2][kTile];  // [tile parity][K, V][token]
+  auto fill = [&](const uint8_t*(&into)[2][kTile], uint64_t from) {
     const uint32_t count =
         static_cast<uint32_t>(std::min<uint64_t>(kTile, end > from ? end - from : 0));
-    for (uint32_t t = 0; t < count; ++t, cursor.next()) into[t] = cursor.offset();
+    for (uint32_t t = 0; t < count; ++t, cursor.next()) {
+      const uint64_t offset = cursor.offset();
+      into[0][t] = kv.k.data() + offset;
+      into[1][t] = kv.v.data() + offset;
+    }
     return count;
   };
-  uint32_t upcoming_count = fill(upcoming, begin);
-  for (uint64_t t0 = begin; t0 < end; t0 += kTile) {
-    const uint32_t n = upcoming_count;
-    std::copy(upcoming, upcoming + n, offsets);
-    upcoming_count = fill(upcoming, t0 + kTile);
-    // Prefetches go out a row at a time, spread over the tile's work: a burst of hundreds would
-    // overflow the core's miss buffers and be dropped.
-    auto prefetch_row = [&](uint32_t t) {
-      if (t >= upcoming_count) return;
-      for (uint64_t line = 0; line < row_bytes; line += 64) {
-        __builtin_prefetch(kv.k.data() + upcoming[t] + line);
-        __builtin_prefetch(kv.v.data() + upcoming[t] + line);
-      }
-    };
-    // Scores of the tile: each K row is read once and dotted with the g query heads of its group.
-    for (uint32_t t = 0; t < n; ++t) {
-      prefetch_row(t);
-      float* k_row = row.data() + uint64_t{t} * d;
-      dequantize_row(s.kv_type, kv.k.data() + offsets[t], d, kv.k_scale, k_row);
-      group_dots(q, k_row, g, d, scale, scores.data() + t, kTile);
-    }
+  uint32_t n = fill(rows[0], begin);
+  for (uint64_t t0 = begin, tile = 0; t0 < end; t0 += kTile, ++tile) {
+    const uint8_t* const* k_rows = rows[tile % 2][0];
+    const uint8_t* const* v_rows = rows[tile % 2][1];
+    const uint32_t upcoming = fill(rows[(tile + 1) % 2], t0 + kTile);
+    const uint32_t row_bytes = static_cast<uint32_t>(cursor.row_bytes);
+    const NextTile next_k{rows[(tile + 1) % 2][0], upcoming, row_bytes};
+    const NextTile next_v{rows[(tile + 1) % 2][1], upcoming, row_bytes};
+    const NextTile none{};
+    // Scores: each K row read once for the whole group, four heads at a time.
+    for_head_blocks(g, [&](auto hb, uint32_t h) {
+      score_heads<T, decltype(hb)::value>(q + uint64_t{h} * d, k_rows, n, d,
+                                          scores + uint64_t{h} * kTile, h == 0 ? next_k : none);
+    });
     for (uint32_t h = 0; h < g; ++h) {  // one rescale per head per tile
-      float* sh = &scores[uint64_t{h} * kTile];
-      const float tile_max = *std::max_element(sh, sh + n);
-      const float m_new = std::max(part.m[h], tile_max);
-      const float correction = std::exp(part.m[h] - m_new);
-      float* acc = &part.acc[uint64_t{h} * d];
-      for (uint32_t i = 0; i < d; ++i) acc[i] *= correction;
-      part.l[h] = part.l[h] * correction + exp_tile(sh, n, m_new);
+      float* sh = scores + uint64_t{h} * kTile;
+      const float m_new = std::max(part.m[h], *std::max_element(sh, sh + n));
+      correction[h] = std::exp(part.m[h] - m_new);
+      part.l[h] = part.l[h] * correction[h] + exp_tile(sh, n, m_new, raw_scale<T>());
       part.m[h] = m_new;
     }
-    for (uint32_t t = n; t < upcoming_count; ++t) prefetch_row(t);
-    // V rows of the tile read once, then accumulated for each head with the running sums kept
-    // in registers across the tile (one load and store of the accumulators per tile).
-    for (uint32_t t = 0; t < n; ++t) {
-      dequantize_row(s.kv_type, kv.v.data() + offsets[t], d, kv.v_scale,
-                     row.data() + uint64_t{t} * d);
-    }
-    for (uint32_t h = 0; h < g; ++h) {
-      accumulate_tile(scores.data() + uint64_t{h} * kTile, row.data(), n, d,
-                      part.acc.data() + uint64_t{h} * d);
-    }
+    // V: each row read once per block of heads, accumulated in registers across the tile.
+    for_head_blocks(g, [&](auto hb, uint32_t h) {
+      accumulate_heads<T, decltype(hb)::value>(scores + uint64_t{h} * kTile, correction + h, v_rows,
+                                               n, d, &part.acc[uint64_t{h} * d],
+                                               h == 0 ? next_v : none);
+    });
+    n = upcoming;
+  }
+}
+
+void run_unit(const PagedKv& kv, uint64_t seq, uint32_t kv_head, uint64_t begin, uint64_t end,
+              Partial& part, Scratch& scratch) {
+  switch (kv.shape.kv_type) {
+    case KvType::kFp32:
+      return run_unit<KvType::kFp32>(kv, seq, kv_head, begin, end, part, scratch);
+    case KvType::kFp16:
+      return run_unit<KvType::kFp16>(kv, seq, kv_head, begin, end, part, scratch);
+    case KvType::kBf16:
+      return run_unit<KvType::kBf16>(kv, seq, kv_head, begin, end, part, scratch);
+    case KvType::kFp8E4m3:
+      return run_unit<KvType::kFp8E4m3>(kv, seq, kv_head, begin, end, part, scratch);
+    case KvType::kInt8:
+      return run_unit<KvType::kInt8>(kv, seq, kv_head, begin, end, part, scratch);
   }
 }
 
@@ -312,10 +468,10 @@ void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out) {
   std::vector<Partial> partials(units.size());
   std::atomic<uint64_t> next{0};
   auto worker = [&] {
-    std::vector<float> row(uint64_t{kTile} * d), scores(uint64_t{g} * kTile);  // a tile of rows
+    Scratch scratch{std::vector<float>(uint64_t{g} * d), std::vector<float>(uint64_t{g} * kTile),
+                    std::vector<float>(g)};
     for (uint64_t i = next++; i < units.size(); i = next++) {
-      run_unit(kv, units[i].seq, units[i].head, units[i].begin, units[i].end, partials[i], row,
-               scores);
+      run_unit(kv, units[i].seq, units[i].head, units[i].begin, units[i].end, partials[i], scratch);
     }
   };
   std::vector<std::thread> pool;
@@ -339,7 +495,8 @@ void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out) {
         const float* acc = &partials[u].acc[uint64_t{j} * d];
         for (uint32_t i = 0; i < d; ++i) o[i] += acc[i] * w;
       }
-      for (uint32_t i = 0; i < d; ++i) o[i] /= l;
+      const float normalize = kv.v_scale / l;  // V's tensor scale, applied once
+      for (uint32_t i = 0; i < d; ++i) o[i] *= normalize;
     }
   }
 }

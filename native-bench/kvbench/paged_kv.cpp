@@ -7,10 +7,6 @@
 #include <numeric>
 #include <random>
 
-#if defined(__F16C__) && defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 namespace kvbench {
 namespace {
 
@@ -133,55 +129,6 @@ float dequantize(KvType t, const uint8_t* p, float scale) {
   return 0;
 }
 
-void dequantize_row(KvType t, const uint8_t* src, uint32_t n, float scale, float* dst) {
-  switch (t) {
-    case KvType::kFp32:
-      std::memcpy(dst, src, n * 4u);
-      return;
-    case KvType::kBf16: {
-      const auto* s = reinterpret_cast<const uint16_t*>(src);
-      auto* d = reinterpret_cast<uint32_t*>(dst);
-      for (uint32_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;  // vectorizes
-      return;
-    }
-    case KvType::kFp16: {
-      uint32_t i = 0;
-#if defined(__F16C__) && defined(__AVX2__)
-      for (; i + 8 <= n; i += 8) {
-        _mm256_storeu_ps(
-            dst + i,
-            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
-      }
-#endif
-      for (; i < n; ++i) dst[i] = dequantize(t, src + 2 * i, 1.0f);
-      return;
-    }
-    case KvType::kFp8E4m3: {
-      uint32_t i = 0;
-#if defined(__F16C__) && defined(__AVX2__)
-      // e4m3 sits inside fp16 with the exponent bias 8 lower: shift it into place and scale by
-      // 2^8 (subnormals map too). The NaN code becomes a large finite value: the correctness
-      // check still catches any read of a poisoned slot.
-      const __m256 rescale = _mm256_set1_ps(scale * 256.0f);
-      for (; i + 8 <= n; i += 8) {
-        const __m128i b =
-            _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i)));
-        const __m128i h = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x80)), 8),
-                                       _mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x7f)), 7));
-        _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_cvtph_ps(h), rescale));
-      }
-#endif
-      for (; i < n; ++i) dst[i] = kFp8.value[src[i]] * scale;
-      return;
-    }
-    case KvType::kInt8:
-      for (uint32_t i = 0; i < n; ++i) {
-        dst[i] = static_cast<float>(static_cast<int8_t>(src[i])) * scale;
-      }
-      return;
-  }
-}
-
 uint64_t PagedKv::page_bytes() const {
   return uint64_t{shape.page_size} * shape.head_dim * kv_type_bytes(shape.kv_type);
 }
@@ -235,7 +182,7 @@ PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& 
   // Values of moderate magnitude written as bit patterns directly (fast for GB-sized pools):
   // sign and mantissa random, exponent in a narrow band around 1.
   const uint32_t bytes = kv_type_bytes(shape.kv_type);
-  auto fill = [&](std::vector<uint8_t>& pool_bytes, uint64_t stream) {
+  auto fill = [&](HugePageVector<uint8_t>& pool_bytes, uint64_t stream) {
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + stream;
     auto next_random = [&x] {  // xorshift64*
       x ^= x >> 12;

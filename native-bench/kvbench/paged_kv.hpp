@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace kvbench {
 
 enum class KvType { kFp32, kFp16, kBf16, kFp8E4m3, kInt8 };
@@ -29,7 +31,7 @@ struct PagedKv {
   std::vector<uint64_t> lengths;             // tokens per sequence
   std::vector<std::vector<uint32_t>> pages;  // block table: physical page ids per sequence
   uint64_t num_pages = 0;                    // pool size (more than the sequences use)
-  std::vector<uint8_t> k, v;                 // pools, num_pages x kv_heads x page x dim values
+  HugePageVector<uint8_t> k, v;              // pools, num_pages x kv_heads x page x dim values
   float k_scale = 1.0f, v_scale = 1.0f;      // per-tensor dequantization scales (fp8, int8)
   std::vector<float> q;                      // batch x q_heads x dim
 
@@ -49,8 +51,5 @@ PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& 
 
 // One stored value as the kernel sees it (after the per-tensor scale).
 float dequantize(KvType t, const uint8_t* p, float scale);
-
-// A whole row of `n` values into floats (the hot path; vectorized where the CPU allows).
-void dequantize_row(KvType t, const uint8_t* src, uint32_t n, float scale, float* dst);
 
 }  // namespace kvbench
