@@ -51,7 +51,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{KvType::kFp8E4m3, 16, 2, 128, 64, {1000, 65, 64}, 2, 128},  // g = 8, partial pages
         Case{KvType::kInt8, 12, 4, 96, 32, {257, 31}, 2, 0},             // d not a multiple of 64
         Case{KvType::kBf16, 16, 1, 256, 16, {2049}, 2, 1024},            // g = 16, d = 256
-        Case{KvType::kFp16, 6, 3, 40, 7, {100, 3, 77, 1}, 3, 16}),       // odd sizes everywhere
+        Case{KvType::kFp16, 6, 3, 40, 7, {100, 3, 77, 1}, 3, 16},        // odd sizes everywhere
+        // Head blocks of 4 + 1 and 4 + 2, dimensions past the last multiple of 8, pair tails.
+        Case{KvType::kFp8E4m3, 10, 2, 100, 16, {95, 33}, 2, 0},
+        Case{KvType::kBf16, 12, 2, 36, 8, {61, 2}, 1, 0},
+        Case{KvType::kInt8, 4, 2, 72, 16, {129}, 2, 64}),  // g = 2: four chunks of 8 per pass
     [](const ::testing::TestParamInfo<Case>& info) { return "case" + std::to_string(info.index); });
 
 TEST(KernelMatchesReference, PeakySoftmaxAndShuffledPlacementGiveTheSameResult) {
