@@ -245,5 +245,23 @@ TEST(Plan, WeightsThatDoNotFitLeaveNoPool) {
   EXPECT_NE(p.startup_error.find("No available memory for the cache blocks"), std::string::npos);
 }
 
+void expect_out_of_range(const PlanInput& in, const std::string& field) {
+  const Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok) << "planned where " << field << " is out of range";
+  EXPECT_EQ(r.error.code, kOutOfRange) << r.error.message;
+  EXPECT_EQ(r.error.field, field) << r.error.message;
+}
+
+// Found by fuzz_plan: the KV pools and weights over every GPU wrapped past 2^64 silently.
+TEST(Plan, TotalsOverAllGpusAreExactOrOutOfRange) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.engine = "plain";
+  in.kv_memory_bytes = uint64_t{1} << 62;
+  in.gpus = 2;
+  EXPECT_EQ(plan_ok(in).total_kv_pool_bytes, uint64_t{1} << 63);
+  in.gpus = 8;  // 2^65 bytes of pools
+  expect_out_of_range(in, "gpus");
+}
+
 }  // namespace
 }  // namespace kvscope
