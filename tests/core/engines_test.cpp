@@ -157,5 +157,23 @@ TEST(Engines, TensorRtLlmFractionOfFreeMemory) {
   EXPECT_EQ(p.kv_pool_bytes, (40 * kGiB - p.weights_bytes) / 2);
 }
 
+// SGLang and TensorRT-LLM multiplied one request's bytes without a check: 2^60 tokens of
+// 131,072 bytes wrapped to a small number.
+TEST(Engines, SglangAndTensorRtHugeMaxModelLenIsOutOfRange) {
+  for (const char* engine : {"sglang", "tensorrt-llm"}) {
+    PlanInput in;
+    in.model.model_id = "llama-3.1-8b";
+    in.engine = engine;
+    in.gpu_id = "h100-sxm-80gb";
+    in.max_model_len = in.model.context_tokens = uint64_t{1} << 40;
+    ASSERT_TRUE(plan(in).ok) << engine;  // 2^57 bytes: large, but exact
+    in.max_model_len = uint64_t{1} << 60;
+    const Result<PlanReport> r = plan(in);
+    ASSERT_FALSE(r.ok) << engine << " " << r.value.kv_bytes_needed;
+    EXPECT_EQ(r.error.code, kOutOfRange) << engine;
+    EXPECT_EQ(r.error.field, "max_model_len") << engine;
+  }
+}
+
 }  // namespace
 }  // namespace kvscope
