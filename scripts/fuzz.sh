@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON \
   -DKVSCOPE_BUILD_TESTS=OFF -DKVBENCH_CUDA=OFF >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli
-for target in config_import cli; do
+cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan
+for target in config_import cli plan; do
   work="$(mktemp -d)"
   echo "fuzz_$target: ${seconds} s from tests/fuzz/corpus/$target"
   status=0

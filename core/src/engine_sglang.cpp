@@ -44,7 +44,10 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   }
   const uint64_t page = r.block_size_tokens == 0 ? 1 : r.block_size_tokens;  // page_size, default 1
   r.kv_pool_tokens = cell.value == 0 ? 0 : r.kv_pool_bytes / cell.value / page * page;
-  r.kv_bytes_needed = cell.value * r.max_model_len;
+  const CheckedU64 needed = CheckedU64(cell.value) * r.max_model_len;
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  r.kv_bytes_needed = needed.value();
   r.max_concurrency = static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len);
   r.max_context = r.kv_pool_tokens;
   r.max_model_len_that_fits = std::min(r.max_model_len, r.kv_pool_tokens);

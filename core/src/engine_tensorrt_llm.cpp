@@ -45,10 +45,16 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
   r.num_blocks = ceil_div(max_tokens, bs);  // ceiling, unlike vLLM's floor
   r.kv_pool_tokens = max_tokens;
   const uint64_t blocks_per_sequence = ceil_div(r.max_model_len, bs);
-  r.kv_bytes_needed = blocks_per_sequence * bs * per_token.value;
+  const CheckedU64 needed = CheckedU64(blocks_per_sequence) * bs * per_token.value;
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  const CheckedU64 pool_cells = CheckedU64(r.num_blocks) * bs;
+  if (pool_cells.overflowed())
+    return R::failure(make_error(kOutOfRange, "block_size", "the pool's cells exceed 2^64-1"));
+  r.kv_bytes_needed = needed.value();
   r.max_concurrency =
       static_cast<double>(r.num_blocks / blocks_per_sequence);  // getMaxCapacityBatchSize
-  r.max_context = r.num_blocks * bs;
+  r.max_context = pool_cells.value();
   r.max_model_len_that_fits = std::min(r.max_model_len, r.max_context);
   r.starts = r.num_blocks >= blocks_per_sequence;
   if (!r.starts) {

@@ -56,9 +56,14 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * in.gpu_memory_utilization);
     r.activation_bytes = in.activation_bytes;
     if (r.activation_bytes == 0) {
-      r.activation_bytes = static_cast<uint64_t>(static_cast<double>(r.max_num_batched_tokens) *
-                                                 static_cast<double>(shape.vocab_size) *
-                                                 kActivationBytesPerTokenPerVocab);
+      const double activation = static_cast<double>(r.max_num_batched_tokens) *
+                                static_cast<double>(shape.vocab_size) *
+                                kActivationBytesPerTokenPerVocab;
+      if (!(activation < 0x1p64)) {  // converting a larger double to uint64_t is undefined
+        return R::failure(make_error(kOutOfRange, "max_num_batched_tokens",
+                                     "the estimated activation peak exceeds 2^64-1 bytes"));
+      }
+      r.activation_bytes = static_cast<uint64_t>(activation);
       r.notes.push_back(
           "activation peak " + format_gib(r.activation_bytes) +
           ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
@@ -121,9 +126,14 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
       ++same->layers;
     }
   };
+  const Error page_too_large =
+      make_error(kOutOfRange, "block_size", "one block's bytes exceed 2^64-1");
   for (const LayerSpec& l : shape.layers) {
-    if (l.state != StateKind::kNone)
-      add_layer(VllmType{AttentionKind::kNone, 0, bs * attention_per_token, 1});
+    if (l.state != StateKind::kNone) {
+      const CheckedU64 padded = CheckedU64(bs) * attention_per_token;
+      if (padded.overflowed()) return R::failure(page_too_large);
+      add_layer(VllmType{AttentionKind::kNone, 0, padded.value(), 1});
+    }
     if (!l.keeps_tokens()) continue;
     VllmType t;
     t.kind =
@@ -131,7 +141,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
     if (!per_token.ok) return R::failure(per_token.error);
-    t.page_bytes = per_token.value * bs;
+    const CheckedU64 page = CheckedU64(per_token.value) * bs;
+    if (page.overflowed()) return R::failure(page_too_large);
+    t.page_bytes = page.value();
     add_layer(t);
   }
   if (types.empty())
@@ -143,8 +155,10 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   });
   if (one_type && types.size() > 1) {
     VllmType merged = types[0];
-    merged.page_bytes = 0;
-    for (const VllmType& t : types) merged.page_bytes += t.page_bytes * t.layers;
+    CheckedU64 page;
+    for (const VllmType& t : types) page += CheckedU64(t.page_bytes) * t.layers;
+    if (page.overflowed()) return R::failure(page_too_large);
+    merged.page_bytes = page.value();
     merged.layers = 1;
     types = {merged};
   }
@@ -172,6 +186,10 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   r.num_blocks = r.kv_pool_bytes / page / group_size;
   r.kv_pool_tokens = r.num_blocks / num_groups * bs;
 
+  // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
+  auto held = [](CheckedU64 reach, uint64_t len) {
+    return reach.overflowed() ? len : std::min(reach.value(), len);
+  };
   // Blocks one request of `len` tokens needs across all groups (max_memory_usage_bytes per spec).
   auto blocks_needed = [&](uint64_t len) {
     CheckedU64 blocks;
@@ -180,9 +198,10 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
       if (t.kind == AttentionKind::kNone) {
         per_group = 1;  // one state per request (MambaSpec without prefix caching)
       } else if (t.kind == AttentionKind::kSlidingWindow) {
-        per_group = ceil_div(std::min(t.window - 1 + r.max_num_batched_tokens, len), bs) + 1;
+        per_group =
+            ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), bs) + 1;
       } else if (t.kind == AttentionKind::kChunked) {
-        per_group = ceil_div(std::min(t.window + r.max_num_batched_tokens, len), bs);
+        per_group = ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), bs);
       } else {
         per_group = ceil_div(len, bs);
       }

@@ -129,6 +129,8 @@ Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool
       if (seq.overflowed())
         return R::failure(overflow("context", "KV bytes of one sequence").error);
       const CheckedU64 block_bytes = CheckedU64(g.kv_bytes_per_token) * block;
+      if (block_bytes.overflowed())
+        return R::failure(overflow("block_size", "KV bytes of one block").error);
       const CheckedU64 shared = block_bytes * shared_blocks;
       const CheckedU64 group_total = shared + block_bytes * (blocks - shared_blocks) * w.batch;
       if (shared.overflowed() || group_total.overflowed()) {

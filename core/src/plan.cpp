@@ -272,6 +272,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   r.data_parallel = in.gpus == 0 ? 1 : in.gpus / per_replica;
   PlanReport tightest;
   size_t tightest_rank = 0;
+  CheckedU64 replica_weights, replica_pool;  // every GPU of one replica
   std::vector<GpuLoad> loads;
   bool all_start = true;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
@@ -305,8 +306,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
     }
     r.stages.push_back(PlanStage{first, end - first, kv_heads, s.weights_bytes, s.kv_pool_bytes,
                                  s.num_blocks, s.max_concurrency, s.starts});
-    r.total_weights_bytes += s.weights_bytes * per_replica / in.pipeline_parallel;
-    r.total_kv_pool_bytes += s.kv_pool_bytes * per_replica / in.pipeline_parallel;
+    replica_weights += CheckedU64(s.weights_bytes) * in.tensor_parallel;
+    replica_pool += CheckedU64(s.kv_pool_bytes) * in.tensor_parallel;
     all_start = all_start && s.starts;
     if (rank == 0 || s.max_concurrency < tightest.max_concurrency) {
       tightest = run.value;
@@ -317,8 +318,14 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.tensor_parallel = r.tensor_parallel;
   tightest.pipeline_parallel = r.pipeline_parallel;
   tightest.data_parallel = r.data_parallel;
-  tightest.total_weights_bytes = r.total_weights_bytes * r.data_parallel;
-  tightest.total_kv_pool_bytes = r.total_kv_pool_bytes * r.data_parallel;
+  const CheckedU64 total_weights = replica_weights * r.data_parallel;
+  const CheckedU64 total_pool = replica_pool * r.data_parallel;
+  if (total_weights.overflowed() || total_pool.overflowed()) {
+    return RS::failure(
+        make_error(kOutOfRange, "gpus", "weights or KV pools over all GPUs exceed 2^64-1 bytes"));
+  }
+  tightest.total_weights_bytes = total_weights.value();
+  tightest.total_kv_pool_bytes = total_pool.value();
   tightest.starts = all_start;
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;
@@ -330,7 +337,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
     tightest.estimate.kv = paged.value;
   }
   if (in.engine == "llama.cpp") {  // its workload is its K + V buffers for --context / --parallel
-    tightest.estimate.kv.kv_bytes_total = r.total_kv_pool_bytes;
+    tightest.estimate.kv.kv_bytes_total = replica_pool.value();
   }
   const Result<PlanRoofline> estimate_roofline =
       roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);

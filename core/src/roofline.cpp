@@ -66,6 +66,21 @@ Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype&
   return Result<StepEstimate>::success(e);
 }
 
+// A peak is 0 (unknown: no time from it) or a finite rate of at least 1 per second; a tiny,
+// infinite or NaN one would make a step time infinite or NaN.
+Result<StepEstimate> check_peaks(const HardwarePeaks& peaks) {
+  auto usable = [](double v) { return v == 0 || (v >= 1 && std::isfinite(v)); };
+  if (!usable(peaks.bandwidth_bytes_per_s)) {
+    return Result<StepEstimate>::failure(make_error(
+        kOutOfRange, "gpu_bandwidth", "must be 0 (unknown) or a finite rate of at least 1 byte/s"));
+  }
+  if (!usable(peaks.flops)) {
+    return Result<StepEstimate>::failure(make_error(
+        kOutOfRange, "gpu_flops", "must be 0 (unknown) or a finite rate of at least 1 FLOP/s"));
+  }
+  return Result<StepEstimate>::success({});
+}
+
 StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
   e.memory_time_s = peaks.bandwidth_bytes_per_s > 0
                         ? (e.weight_bytes + e.kv_bytes) / peaks.bandwidth_bytes_per_s
@@ -89,6 +104,7 @@ Result<StepEstimate> decode_step(const GpuLoad& g, const Dtype& kv, const Dtype&
   using R = Result<StepEstimate>;
   if (batch == 0)
     return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
+  if (const R checked = check_peaks(peaks); !checked.ok) return checked;
   Result<StepEstimate> e = bytes_moved(g, kv, state, batch, context, batch);
   if (!e.ok) return e;
   double per_token = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel;
@@ -104,6 +120,7 @@ Result<StepEstimate> prefill(const GpuLoad& g, const Dtype& kv, const Dtype& sta
   using R = Result<StepEstimate>;
   if (prompt == 0)
     return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
+  if (const R checked = check_peaks(peaks); !checked.ok) return checked;
   Result<StepEstimate> moved = bytes_moved(g, kv, state, prompt, prompt, 1);
   if (!moved.ok) return moved;
   StepEstimate& e = moved.value;

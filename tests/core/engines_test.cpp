@@ -65,6 +65,36 @@ TEST(Engines, LlamaCppSaysWhenTheBuffersDoNotFit) {
   EXPECT_LT(p.max_context, 131072u);
 }
 
+// A context near 2^64 padded to 256 cells wrapped to 0 cells. Only all-sliding models reach it:
+// their KV stops growing at the window, so the estimate does not refuse the context first.
+TEST(Engines, LlamaCppContextPastTwoToThe64CellsIsOutOfRange) {
+  const Result<PlanReport> r = plan(llamacpp("mistral-7b-v0.1", UINT64_MAX - 10));
+  ASSERT_FALSE(r.ok) << r.value.max_model_len;
+  EXPECT_EQ(r.error.code, kOutOfRange);
+  EXPECT_EQ(r.error.field, "context");
+}
+
+// Found by fuzz_plan: more sequences than cells leave each stream 0 cells, and 0 bytes of
+// buffers "fit" beside weights larger than the card.
+TEST(Engines, LlamaCppWeightsPastTheCardDoNotStartWithEmptyBuffers) {
+  PlanInput in = llamacpp("llama-3.1-8b", 256);
+  in.parallel = 512;
+  in.kv_unified = false;
+  in.weights_bytes = 100 * kGiB;  // an RTX 4090 has 24 GiB
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.kv_pool_bytes, 0u);
+  EXPECT_FALSE(p.starts);
+}
+
+// n_swa x n_seq + n_ubatch past 2^64 wrapped to a handful of cells; it caps nothing then.
+TEST(Engines, LlamaCppSlidingCellsDoNotWrapWithHugeParallel) {
+  PlanInput in = llamacpp("gemma-3-27b", 32768);
+  in.parallel = uint64_t{1} << 20;  // window x sequences far past the context
+  const uint64_t uncapped = plan_ok(in).kv_pool_bytes;
+  in.parallel = uint64_t{1} << 62;  // 1024 x 2^62 wraps to 0
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, uncapped);
+}
+
 // SGLang log: "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB" for a Qwen2.5-32B-class
 // model at TP 4 (2 KV heads of 128 per rank, 64 layers, bf16; SGLang's GB are GiB).
 TEST(Engines, SglangCellSizeAndTokens) {
@@ -125,6 +155,24 @@ TEST(Engines, TensorRtLlmFractionOfFreeMemory) {
   in.free_gpu_memory_fraction = 0.5;
   const PlanReport p = plan_ok(in);
   EXPECT_EQ(p.kv_pool_bytes, (40 * kGiB - p.weights_bytes) / 2);
+}
+
+// SGLang and TensorRT-LLM multiplied one request's bytes without a check: 2^60 tokens of
+// 131,072 bytes wrapped to a small number.
+TEST(Engines, SglangAndTensorRtHugeMaxModelLenIsOutOfRange) {
+  for (const char* engine : {"sglang", "tensorrt-llm"}) {
+    PlanInput in;
+    in.model.model_id = "llama-3.1-8b";
+    in.engine = engine;
+    in.gpu_id = "h100-sxm-80gb";
+    in.max_model_len = in.model.context_tokens = uint64_t{1} << 40;
+    ASSERT_TRUE(plan(in).ok) << engine;  // 2^57 bytes: large, but exact
+    in.max_model_len = uint64_t{1} << 60;
+    const Result<PlanReport> r = plan(in);
+    ASSERT_FALSE(r.ok) << engine << " " << r.value.kv_bytes_needed;
+    EXPECT_EQ(r.error.code, kOutOfRange) << engine;
+    EXPECT_EQ(r.error.field, "max_model_len") << engine;
+  }
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
-// Plan invariants over random valid scenarios from the catalogues (fixed seed): concurrency never
-// grows with context, no engine's pool exceeds the card, tensor parallelism never adds per-GPU KV,
-// and sizes up to what a user could mean compute or say "out of range", never wrap.
+// Plan invariants over thousands of random scenarios from the catalogues (every model, GPU and
+// engine, KV dtypes each engine takes, TP/PP, batch, shared prefix; fixed seed): concurrency never
+// grows with context, no budget engine's pool exceeds the card, tensor parallelism never adds
+// per-GPU KV, paging never stores less than unpaged, a shared prefix never adds memory, and sizes
+// up to what a user could mean compute or say "out of range", never wrap.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/plan.hpp"
@@ -13,72 +16,147 @@
 namespace kvscope {
 namespace {
 
-const char* const kEngines[] = {"plain", "vllm", "sglang", "tensorrt-llm", "llama.cpp"};
-const char* const kModels[] = {"llama-3.1-8b", "llama-2-7b",    "mistral-7b-v0.1", "qwen2.5-7b",
-                               "gemma-2-9b",   "llama-3.1-70b", "mixtral-8x7b",    "phi-4"};
-const char* const kGpus[] = {"h100-sxm-80gb", "a100-sxm-80gb",  "l4",
-                             "rtx-4090",      "h200-sxm-141gb", "mi300x"};
-const char* const kDtypes[] = {"auto", "fp8", "int8", "fp32"};
+struct EngineDtypes {
+  const char* engine;
+  std::vector<const char*> kv_dtypes;  // the --kv-cache-dtype spellings the engine accepts
+};
 
-PlanInput random_plan(std::mt19937_64& rng) {
-  auto pick = [&rng](uint64_t lo, uint64_t hi) {
-    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
-  };
+const EngineDtypes kEngines[] = {
+    {"plain", {"auto", "fp32", "bf16", "fp8", "int8", "int4", "nvfp4", "q8_0", "q4_0"}},
+    {"vllm", {"auto", "bf16", "fp8", "fp8_e5m2", "int8_per_token_head", "fp8_per_token_head"}},
+    {"sglang", {"auto", "bf16", "fp8", "fp8_e5m2"}},
+    {"tensorrt-llm", {"auto", "fp8", "int8", "nvfp4"}},
+    {"llama.cpp", {"auto", "fp32", "fp16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"}},
+};
+
+class Draw {
+ public:
+  explicit Draw(uint64_t seed) : rng_(seed) {}
+  uint64_t operator()(uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng_);
+  }
+  template <typename List>
+  const auto& one_of(const List& list) {
+    return list[(*this)(0, std::size(list) - 1)];
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+PlanInput random_plan(Draw& draw) {
+  const EngineDtypes& engine = draw.one_of(kEngines);
   PlanInput in;
-  in.model.model_id = kModels[pick(0, std::size(kModels) - 1)];
-  in.engine = kEngines[pick(0, std::size(kEngines) - 1)];
-  in.gpu_id = kGpus[pick(0, std::size(kGpus) - 1)];
-  in.model.kv_dtype = kDtypes[pick(0, std::size(kDtypes) - 1)];
-  if (in.engine == "llama.cpp" && in.model.kv_dtype == "int8") in.model.kv_dtype = "q8_0";
-  in.max_model_len = pick(256, 32768);
+  in.engine = engine.engine;
+  in.model.model_id = draw.one_of(model_catalog()).id;
+  in.gpu_id = draw.one_of(gpu_catalog()).id;
+  in.model.kv_dtype = draw.one_of(engine.kv_dtypes);
+  in.tensor_parallel = 1u << draw(0, 3);
+  in.pipeline_parallel = static_cast<uint32_t>(draw(0, 3) == 0 ? draw(2, 4) : 1);
+  in.gpus = uint64_t{in.tensor_parallel} * in.pipeline_parallel * draw(1, 4);
+  in.max_model_len = draw(256, 65536);
   in.model.context_tokens = in.max_model_len;
-  in.gpu_memory_utilization = 0.5 + 0.5 * std::uniform_real_distribution<double>(0, 1)(rng);
+  in.model.batch = draw(1, 64);
+  in.model.shared_prefix_tokens = draw(0, 1) == 0 ? 0 : draw(0, in.max_model_len);
+  in.gpu_memory_utilization = 0.5 + 0.5 * static_cast<double>(draw(1, 1000)) / 1000;
+  in.parallel = draw(1, 8);
   return in;
 }
 
-TEST(PlanProperties, ConcurrencyNeverGrowsWithContextAndPoolsFitTheCard) {
-  std::mt19937_64 rng(20261202);
-  int checked = 0;
-  for (int i = 0; i < 400; ++i) {
-    PlanInput in = random_plan(rng);
+std::string label(const PlanInput& in) {
+  return in.engine + " " + in.model.model_id + " " + in.model.kv_dtype + " on " + in.gpu_id +
+         " tp " + std::to_string(in.tensor_parallel) + " pp " +
+         std::to_string(in.pipeline_parallel) + " len " + std::to_string(in.max_model_len);
+}
+
+TEST(PlanProperties, PoolsFitTheCardAndConcurrencyNeverGrowsWithContext) {
+  Draw draw(20261202);
+  int checked = 0, compared = 0;
+  std::vector<int> per_engine(std::size(kEngines));
+  for (int i = 0; i < 3000; ++i) {
+    PlanInput in = random_plan(draw);
     const Result<PlanReport> a = plan(in);
-    if (!a.ok) continue;  // a refusal (e.g. the weights do not fit) names its field elsewhere
+    if (!a.ok) {  // a refusal (TP that does not divide, a dtype a head dim does not fit) names it
+      EXPECT_FALSE(a.error.field.empty()) << label(in);
+      continue;
+    }
     ++checked;
+    for (size_t e = 0; e < std::size(kEngines); ++e)
+      per_engine[e] += in.engine == kEngines[e].engine;
     const PlanReport& r = a.value;
-    const std::string label = in.engine + " " + in.model.model_id;
     // Budget engines carve the pool out of the card; llama.cpp allocates what the context asks
     // for, and then does not start when it is more than the card holds.
-    if (in.engine != "llama.cpp") EXPECT_LE(r.kv_pool_bytes, r.gpu_memory_bytes) << label;
-    if (r.weights_bytes >= r.gpu_memory_bytes)
-      EXPECT_FALSE(r.starts) << label;  // weights alone overflow
-    if (r.starts) EXPECT_LE(r.kv_pool_bytes + r.weights_bytes, r.gpu_memory_bytes) << label;
-    EXPECT_TRUE(std::isfinite(r.max_concurrency) && r.max_concurrency >= 0);
+    if (in.engine != "llama.cpp") EXPECT_LE(r.kv_pool_bytes, r.gpu_memory_bytes) << label(in);
+    for (const PlanStage& s : r.stages) {
+      if (in.engine != "llama.cpp") EXPECT_LE(s.kv_pool_bytes, r.gpu_memory_bytes) << label(in);
+      if (s.weights_bytes >= r.gpu_memory_bytes) EXPECT_FALSE(r.starts) << label(in);
+    }
+    if (r.starts) EXPECT_LE(r.kv_pool_bytes + r.weights_bytes, r.gpu_memory_bytes) << label(in);
+    EXPECT_TRUE(std::isfinite(r.max_concurrency) && r.max_concurrency >= 0) << label(in);
     in.max_model_len *= 2;
     in.model.context_tokens = in.max_model_len;
     const Result<PlanReport> b = plan(in);
-    if (b.ok)
-      EXPECT_LE(b.value.max_concurrency, r.max_concurrency)
-          << in.engine << " " << in.model.model_id;
+    if (!b.ok) continue;
+    ++compared;
+    EXPECT_LE(b.value.max_concurrency, r.max_concurrency) << label(in);
+    EXPECT_LE(b.value.total_max_concurrency, r.total_max_concurrency) << label(in);
   }
-  EXPECT_GT(checked, 200);
+  EXPECT_GT(checked, 1500);
+  EXPECT_GT(compared, 1200);
+  for (size_t e = 0; e < std::size(kEngines); ++e)
+    EXPECT_GT(per_engine[e], 100) << kEngines[e].engine;
 }
 
 TEST(PlanProperties, TensorParallelismNeverAddsKvPerGpu) {
-  for (const char* model : kModels) {
-    PlanInput in;
-    in.model.model_id = model;
-    in.engine = "plain";
-    in.kv_memory_bytes = 1ull << 34;
-    in.max_model_len = in.model.context_tokens = 8192;
+  Draw draw(7);
+  int compared = 0;
+  for (int i = 0; i < 500; ++i) {
+    PlanInput in = random_plan(draw);
+    // One stage, so the reported GPU is the same stage whatever the TP.
+    in.pipeline_parallel = 1;
+    in.gpus = 0;
+    in.gpu_id.clear();
+    in.kv_memory_bytes = uint64_t{1} << 36;  // the same pool whatever the weights
     uint64_t previous = UINT64_MAX;
     for (uint32_t tp : {1u, 2u, 4u, 8u}) {
       in.tensor_parallel = tp;
       const Result<PlanReport> r = plan(in);
       if (!r.ok) continue;  // TP that does not divide the heads is refused, naming --tp
-      EXPECT_LE(r.value.estimate.kv.kv_bytes_per_sequence, previous) << model << " tp " << tp;
-      previous = r.value.estimate.kv.kv_bytes_per_sequence;
+      // kv_bytes_needed is one max_model_len request on one GPU, as the engine counts it.
+      EXPECT_LE(r.value.kv_bytes_needed, previous) << label(in);
+      if (previous != UINT64_MAX) ++compared;
+      previous = r.value.kv_bytes_needed;
     }
   }
+  EXPECT_GT(compared, 600);
+}
+
+TEST(PlanProperties, PagingNeverBelowUnpagedAndAPrefixNeverAdds) {
+  Draw draw(99);
+  int checked = 0;
+  for (int i = 0; i < 1500; ++i) {
+    PlanInput in = random_plan(draw);
+    in.engine = "plain";  // the engine whose block size is only the input's
+    in.model.kv_dtype = draw.one_of(kEngines[0].kv_dtypes);
+    in.model.shared_prefix_tokens = 0;
+    in.block_size_tokens = 0;
+    const Result<PlanReport> unpaged = plan(in);
+    if (!unpaged.ok) continue;
+    in.block_size_tokens = draw(1, 1024);
+    const Result<PlanReport> paged = plan(in);
+    ASSERT_TRUE(paged.ok) << label(in) << ": " << paged.error.message;
+    const KvEstimate& u = unpaged.value.estimate.kv;
+    const KvEstimate& p = paged.value.estimate.kv;
+    EXPECT_GE(p.kv_bytes_total, u.kv_bytes_total) << label(in);
+    EXPECT_GE(paged.value.kv_bytes_needed, unpaged.value.kv_bytes_needed) << label(in);
+    EXPECT_LE(paged.value.max_concurrency, unpaged.value.max_concurrency) << label(in);
+    in.model.shared_prefix_tokens = draw(1, in.model.context_tokens);
+    const Result<PlanReport> shared = plan(in);
+    ASSERT_TRUE(shared.ok) << label(in) << ": " << shared.error.message;
+    EXPECT_LE(shared.value.estimate.kv.kv_bytes_total, p.kv_bytes_total) << label(in);
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 TEST(PlanProperties, HugeSizesComputeExactlyOrSayOutOfRange) {

@@ -245,5 +245,57 @@ TEST(Plan, WeightsThatDoNotFitLeaveNoPool) {
   EXPECT_NE(p.startup_error.find("No available memory for the cache blocks"), std::string::npos);
 }
 
+PlanInput on_h100(const std::string& id) {
+  PlanInput in = catalogue(id);
+  in.gpu_id = "h100-sxm-80gb";
+  return in;
+}
+
+void expect_out_of_range(const PlanInput& in, const std::string& field) {
+  const Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok) << "planned where " << field << " is out of range";
+  EXPECT_EQ(r.error.code, kOutOfRange) << r.error.message;
+  EXPECT_EQ(r.error.field, field) << r.error.message;
+}
+
+// Found by fuzz_plan: the KV pools and weights over every GPU wrapped past 2^64 silently.
+TEST(Plan, TotalsOverAllGpusAreExactOrOutOfRange) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.engine = "plain";
+  in.kv_memory_bytes = uint64_t{1} << 62;
+  in.gpus = 2;
+  EXPECT_EQ(plan_ok(in).total_kv_pool_bytes, uint64_t{1} << 63);
+  in.gpus = 8;  // 2^65 bytes of pools
+  expect_out_of_range(in, "gpus");
+}
+
+// vLLM's activation estimate (batched tokens x vocabulary x 4.84 bytes) past 2^64 was converted
+// to an integer, which is undefined (UBSan aborts).
+TEST(Plan, VllmActivationEstimatePastTwoToThe64IsOutOfRange) {
+  PlanInput in = on_h100("llama-3.1-8b");
+  in.max_num_batched_tokens = uint64_t{1} << 50;
+  expect_out_of_range(in, "max_num_batched_tokens");
+  in.activation_bytes = 5 * kGiB;  // a measured peak needs no estimate
+  EXPECT_TRUE(plan(in).ok);
+}
+
+// A block of 2^63 tokens made a page of 2^80 bytes, which wrapped to 0 and divided by zero.
+TEST(Plan, VllmBlockBytesPastTwoToThe64AreOutOfRange) {
+  PlanInput in = on_h100("llama-3.1-8b");
+  in.block_size_tokens = uint64_t{1} << 63;
+  expect_out_of_range(in, "block_size");
+}
+
+// A sliding window's reach (window - 1 + batched tokens) wrapped past 2^64 to a few tokens, so a
+// request seemed to need fewer blocks than with a smaller batched-token budget.
+TEST(Plan, VllmSlidingReachDoesNotWrap) {
+  PlanInput in = on_h100("gemma-2-9b");
+  in.activation_bytes = 5 * kGiB;
+  in.max_num_batched_tokens = uint64_t{1} << 40;  // reach past any request: the whole request
+  const PlanReport whole = plan_ok(in);
+  in.max_num_batched_tokens = UINT64_MAX - 100;
+  EXPECT_EQ(plan_ok(in).kv_bytes_needed, whole.kv_bytes_needed);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kvscope/plan.hpp"
 #include "test_support.hpp"
 
@@ -77,6 +79,32 @@ TEST(Roofline, NeedsACatalogueGpu) {
   ASSERT_TRUE(r.ok);
   EXPECT_FALSE(r.value.roofline.available);
   EXPECT_FALSE(r.value.roofline.reason.empty());
+}
+
+// Found by fuzz_plan: a peak of 1e-300 per second passed as "given" and made the step time
+// infinite (printed as null in the JSON).
+TEST(Roofline, TinyOrNonFinitePeaksAreRefusedNotInfinite) {
+  const ModelShape shape = test::catalog_shape("llama-3.1-8b");
+  const GpuLoad load{shape, count_parameters(shape).value, 2, 1};
+  const Dtype bf16 = test::kv_dtype("bf16");
+  for (const HardwarePeaks& peaks :
+       {HardwarePeaks{3.35e12, 1e-300, "bf16"}, HardwarePeaks{1e-300, 0, "bf16"},
+        HardwarePeaks{3.35e12, std::nan(""), "bf16"}, HardwarePeaks{-1, 0, "bf16"}}) {
+    const Result<StepEstimate> decode = decode_step(load, bf16, bf16, peaks, 1, 4096);
+    ASSERT_FALSE(decode.ok) << decode.value.time_s;
+    EXPECT_EQ(decode.error.code, kOutOfRange);
+    EXPECT_EQ(decode.error.field, peaks.flops == 0 ? "gpu_bandwidth" : "gpu_flops");
+    EXPECT_FALSE(prefill(load, bf16, bf16, peaks, 4096).ok);
+  }
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.gpu_dense_flops = 1e-300;
+  const Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "gpu_flops");
+  // 0 still means unknown: no compute time, no error.
+  EXPECT_TRUE(decode_step(load, bf16, bf16, HardwarePeaks{3.35e12, 0, ""}, 1, 4096).ok);
 }
 
 }  // namespace

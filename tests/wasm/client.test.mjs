@@ -104,3 +104,76 @@ test('toArgs: keys become flags, arrays repeat, empty values drop', () => {
   assert.deepEqual(toArgs({ gpu_memory_utilization: 0.95, set: ['a=1', 'b=2'], batch: null, json: false, no_kv_unified: true }),
     ['--gpu-memory-utilization', '0.95', '--set', 'a=1', '--set', 'b=2', '--no-kv-unified']);
 });
+
+// A seeded PRNG (mulberry32), so a failing option set is the same on every run.
+function mulberry32(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Option sets over the catalogues the module itself lists; about one in five is refused (an
+// unknown id, TP that does not divide, no GPU, a bad number).
+function randomOptions(random) {
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const chance = (p) => random() < p;
+  const tokens = (max) => Math.max(1, Math.round(Math.exp(random() * Math.log(max))));
+  const models = kv.models().models.map((m) => m.id);
+  const dtypes = kv.dtypes();
+  const command = pick(['plan', 'plan', 'plan', 'sweep', 'estimate', 'estimate']);
+  const o = { model: chance(0.03) ? 'no-such-model' : pick(models) };
+  if (chance(0.6)) o.kv_dtype = pick([...dtypes.kv.map((d) => d.name), 'auto', 'fp7']);
+  o.context = chance(0.03) ? pick(['0', '-5', String(10 ** 15)]) : tokens(1 << 20);
+  if (chance(0.4)) o.batch = tokens(1024);
+  if (chance(0.2)) o.block_size = pick([1, 16, 32, 256]);
+  if (chance(0.2)) o.shared_prefix = Math.floor(random() * Number(o.context));
+  if (command === 'estimate') return { command, options: o };
+  o.engine = pick(['plain', 'vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'llama.cpp', 'bogus']);
+  const memory = random();
+  if (memory < 0.6) o.gpu = pick(kv.gpus().gpus.map((g) => g.id));
+  else if (memory < 0.9) o.gpu_memory = pick(['16GB', '24GB', '48GB', '80GB', '192GB']);
+  else if (memory < 0.97) o.kv_memory = pick(['8GiB', '40GB']);
+  if (chance(0.3)) o.weight_dtype = pick(dtypes.weight.map((d) => d.name));
+  if (chance(0.4)) o.tp = pick([1, 2, 4, 8, 3]);
+  if (chance(0.2)) o.pp = pick([1, 2, 3]);
+  if (chance(0.1)) o.gpus = pick([8, 16, 12]);
+  if (chance(0.5)) o.max_model_len = tokens(1 << 20);
+  if (chance(0.2)) o.gpu_memory_utilization = pick([0.5, 0.8, 0.95, 1, 1.2]);
+  if (o.engine === 'llama.cpp' && chance(0.5)) o.parallel = pick([1, 4, 16]);
+  if (chance(0.1)) o.gpu_bandwidth = pick(['1TB/s', '3.35TB/s']);
+  if (chance(0.1)) {
+    o.prompt_lengths = pick(['4096', 'uniform:512-8192', 'lognormal:mean=2000,p99=16000']);
+    o.output_lengths = pick(['256', 'uniform:10-900']);
+  }
+  if (command === 'sweep') o.points = 2 + Math.floor(random() * 24);
+  return { command, options: o };
+}
+
+test('random plan, sweep and estimate options: the module and the CLI agree', (t) => {
+  const random = mulberry32(20261202);
+  let refused = 0;
+  for (let i = 0; i < 200; ++i) {
+    const { command, options } = randomOptions(random);
+    const label = `${i}: ${command} ${JSON.stringify(options)}`;
+    const run = spawnSync(cliPath, [command, ...toArgs(options), '--json'], { encoding: 'utf8' });
+    const expected = JSON.parse(run.stdout);
+    if (run.status === 0) {
+      assert.deepEqual(kv[command](options), expected, label);
+      continue;
+    }
+    ++refused;
+    assert.equal(run.status, 2, label);
+    assert.throws(() => kv[command](options), (e) => {
+      assert.ok(e instanceof KvscopeError, String(e));
+      assert.equal(e.code, expected.error.code, label);
+      assert.equal(e.field, expected.error.field, label);
+      return true;
+    }, label);
+  }
+  // Both branches are exercised.
+  assert.ok(refused > 10 && refused < 150, `${refused} of 200 refused`);
+  t.diagnostic(`${200 - refused} answered alike, ${refused} refused alike`);
+});
