@@ -110,6 +110,11 @@ TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
               achieved * 1e-9);
   EXPECT_NEAR(j["bandwidth_efficiency"].get<double>(),
               achieved / j["measured_bandwidth_bytes_per_s"].get<double>(), 1e-9);
+  // The layout's own ceiling: the same K and V bytes as the core counts, read in the same run.
+  EXPECT_EQ(j["paged_read"]["bytes"].get<uint64_t>(), j["estimate"]["bytes"].get<uint64_t>());
+  EXPECT_GT(j["paged_read"]["bytes_per_s"].get<double>(), 0);
+  EXPECT_NEAR(j["paged_read"]["efficiency"].get<double>(),
+              achieved / j["paged_read"]["bytes_per_s"].get<double>(), 1e-9);
   EXPECT_NEAR(j["measured_over_estimate"].get<double>(),
               j["timing"]["median_s"].get<double>() / j["estimate_s"].get<double>(), 1e-9);
   EXPECT_TRUE(j["correctness"]["pass"]);
