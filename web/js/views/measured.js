@@ -22,11 +22,12 @@ export function measuredView(records, gpuName, calibration) {
         .map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, rows.map((r) => h('tr', { 'data-ratio': r.measured_over_estimate },
         h('td', {}, deviceLabel(r)),
-        h('td', {}, `${r.problem.model}, ${r.problem.kv_dtype}, ${r.problem.batch} × ${r.problem.lengths} tokens, ${r.problem.layers} layer${r.problem.layers === 1 ? '' : 's'}`),
+        h('td', {}, `${r.problem.model}, ${r.problem.kv_dtype}, ${r.problem.batch} × ${r.problem.lengths} tokens, ${r.problem.layers} layer${r.problem.layers === 1 ? '' : 's'}, ${r.problem.page_size}-token pages`),
         h('td', {}, seconds(r.timing.median_s)),
         h('td', {}, seconds(r.estimate_s)),
         h('td', {}, `${r.measured_over_estimate.toFixed(2)}×`),
-        h('td', {}, `${(r.bandwidth_efficiency * 100).toFixed(1)}% of ${(r.measured_bandwidth_bytes_per_s / 1e9).toFixed(1)} GB/s`),
+        h('td', {}, `${(r.bandwidth_efficiency * 100).toFixed(1)}% of ${(r.measured_bandwidth_bytes_per_s / 1e9).toFixed(1)} GB/s`,
+          r.paged_read ? ` (${(r.paged_read.efficiency * 100).toFixed(1)}% of the ${(r.paged_read.bytes_per_s / 1e9).toFixed(1)} GB/s these pages read at with nothing computed)` : ''),
         h('td', { class: 'exact' }, `${r.meta.date}, commit ${r.meta.commit}: ${r.meta.command}`)))))) : null,
     rows.length ? null : h('p', { class: 'muted' }, `No measurements are published with this site (${commas(0)} records).`));
 }
