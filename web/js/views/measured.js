@@ -17,7 +17,7 @@ export function measuredView(records, gpuName, calibration) {
       h('strong', {}, 'Calibrated estimate: '),
       `decode step ${seconds(calibration.decode_s / calibration.efficiency)} = the roofline's ${seconds(calibration.decode_s)} ÷ the ${(calibration.efficiency * 100).toFixed(0)}% bandwidth efficiency measured on ${calibration.device}. Marked as calibrated: an estimate scaled by a measurement, not a measurement.`) : null,
     rows.length ? h('div', { class: 'scroll' }, h('table', { id: 'measured-table' },
-      h('caption', {}, 'Decode attention measured by kvbench (one step over the KV cache), beside the core\'s estimate for the same bytes and the machine\'s measured read bandwidth'),
+      h('caption', {}, 'Decode attention measured by kvbench (one step over the KV cache), beside the core\'s estimate for the same bytes and the machine\'s measured read bandwidth (a streaming sum; "paged read": the same KV pages read with nothing computed, what the layout allows)'),
       h('thead', {}, h('tr', {}, ['device', 'scenario', 'measured', 'estimate', 'measured / estimate', 'of read bandwidth', 'provenance']
         .map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, rows.map((r) => h('tr', { 'data-ratio': r.measured_over_estimate },
@@ -27,7 +27,7 @@ export function measuredView(records, gpuName, calibration) {
         h('td', {}, seconds(r.estimate_s)),
         h('td', {}, `${r.measured_over_estimate.toFixed(2)}×`),
         h('td', {}, `${(r.bandwidth_efficiency * 100).toFixed(1)}% of ${(r.measured_bandwidth_bytes_per_s / 1e9).toFixed(1)} GB/s`,
-          r.paged_read ? ` (${(r.paged_read.efficiency * 100).toFixed(1)}% of the ${(r.paged_read.bytes_per_s / 1e9).toFixed(1)} GB/s these pages read at with nothing computed)` : ''),
+          r.paged_read ? `; ${(r.paged_read.efficiency * 100).toFixed(1)}% of ${(r.paged_read.bytes_per_s / 1e9).toFixed(1)} GB/s paged read` : ''),
         h('td', { class: 'exact' }, `${r.meta.date}, commit ${r.meta.commit}: ${r.meta.command}`)))))) : null,
     rows.length ? null : h('p', { class: 'muted' }, `No measurements are published with this site (${commas(0)} records).`));
 }
