@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "config_reader.hpp"
+#include "quantization_config.hpp"
 #include "kvscope/checked_math.hpp"
 #include "kvscope/dtype.hpp"
 
@@ -38,8 +39,12 @@ class Importer {
   Result<ModelShape> run() {
     reject_unsupported();
     read_dimensions();
+    if (auto f = r_.count("index_topk_freq", 1, kMaxLayers)) index_freq_ = *f;
+    if (auto o = r_.count("index_skip_topk_offset", 0, kMaxLayers))
+      index_offset_ = static_cast<int64_t>(*o);
     read_layer_types();
     read_moe();
+    read_draft_layers();
     read_dtype();
     if (r_.failed()) return Result<ModelShape>::failure(r_.error());
     return Result<ModelShape>::success(std::move(shape_));
@@ -133,6 +138,14 @@ class Importer {
           static_cast<uint32_t>(r_.require_count({"v_head_dim"}, 1, kMaxHeadDim));
       if (auto q = r_.count("q_lora_rank", 1, kMaxHeadDim))
         shape_.mla.q_lora_rank = static_cast<uint32_t>(*q);
+      if (r_.has("index_head_dim")) {  // DeepSeek sparse attention's lightning indexer
+        shape_.mla.index_head_dim =
+            static_cast<uint32_t>(r_.require_count({"index_head_dim"}, 1, kMaxHeadDim));
+        shape_.mla.index_n_heads =
+            static_cast<uint32_t>(r_.require_count({"index_n_heads"}, 1, kMaxHeads));
+        shape_.mla.index_topk =
+            static_cast<uint32_t>(r_.count("index_topk", 1, kMaxTokens).value_or(0));
+      }
       shape_.head_dim = shape_.mla.qk_rope_head_dim + shape_.mla.qk_nope_head_dim;
       mla_ = true;
       return;
@@ -225,12 +238,22 @@ class Importer {
       s.kv_heads = 1;
       s.k_head_dim = shape_.mla.kv_lora_rank + shape_.mla.qk_rope_head_dim;
       s.v_head_dim = 0;
+      if (has_indexer(i)) s.indexer_head_dim = shape_.mla.index_head_dim;
     } else {
       s.kv_heads = kv_heads_[i];
       s.k_head_dim = shape_.head_dim;
       s.v_head_dim = v_head_dim_;
     }
     return s;
+  }
+
+  // GLM-5 may skip the indexer on some layers (index_topk_freq, index_skip_topk_offset: layer i
+  // keeps it iff max(i - offset + 1, 0) % freq == 0; vllm/model_executor/models/deepseek_v2.py).
+  bool has_indexer(size_t i) const {
+    if (shape_.mla.index_head_dim == 0) return false;
+    if (index_freq_ <= 1) return true;
+    const int64_t shifted = std::max<int64_t>(static_cast<int64_t>(i) - index_offset_ + 1, 0);
+    return shifted % static_cast<int64_t>(index_freq_) == 0;
   }
 
   LayerSpec recurrent_layer(StateKind kind) {
@@ -555,6 +578,33 @@ class Importer {
     }
   }
 
+  // MTP / next-n prediction layers after the decoder layers (DeepSeek, GLM, MiMo:
+  // num_nextn_predict_layers; Qwen3-Next / Qwen3.5: mtp_num_hidden_layers). Each is one more
+  // decoder layer like the model's last attention layer; engines load it only to draft tokens.
+  void read_draft_layers() {
+    if (r_.failed()) return;
+    std::string used;
+    const uint64_t n =
+        r_.first_count({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 64, &used)
+            .value_or(0);
+    if (n == 0 || r_.failed()) return;
+    LayerSpec draft;
+    for (const LayerSpec& l : shape_.layers) {
+      if (l.keeps_tokens() && l.attention != AttentionKind::kSlidingWindow) draft = l;
+    }
+    if (!draft.keeps_tokens()) return;
+    draft.state = StateKind::kNone;
+    draft.state_values = draft.mixer_params = 0;
+    draft.mlp = shape_.moe.num_experts != 0 ? MlpKind::kMoe : MlpKind::kDense;
+    shape_.draft_layers.assign(static_cast<size_t>(n), draft);
+    // DeepSeek's checkpoints store an embedding and head copy in each MTP layer (GLM-4.5 too).
+    shape_.draft_embeddings =
+        is_one_of(type(), {"deepseek_v3", "deepseek_v32", "glm4_moe", "glm_moe_dsa"});
+    r_.assume(r_.path(used) + " " + std::to_string(n) + ": " + std::to_string(n) +
+              " MTP layer(s) in the checkpoint, loaded only for speculative decoding" +
+              (shape_.draft_embeddings ? " (each with its own embedding and head copy)" : ""));
+  }
+
   // Which layers route to experts (for weight counting in the capacity planner).
   void read_moe() {
     if (r_.failed()) return;
@@ -630,7 +680,6 @@ class Importer {
           return;
         }
         shape_.torch_dtype = d.value.name;
-        shape_.weight_dtype = d.value.name;
         return;
       }
     }
@@ -640,41 +689,14 @@ class Importer {
   ConfigReader r_;
   const json& root_;
   ModelShape shape_;
+  uint64_t index_freq_ = 1;
+  int64_t index_offset_ = 2;
   size_t layers_ = 0;  // bounded by kMaxLayers
   uint64_t heads_ = 0;
   bool mla_ = false;
   uint32_t v_head_dim_ = 0;
   std::vector<uint32_t> kv_heads_;
 };
-
-// Quantized checkpoints declare their weight format here; it overrides torch_dtype.
-std::optional<std::string> quantized_weight_dtype(const json& root,
-                                                  std::vector<std::string>& assumptions) {
-  if (!root.contains("quantization_config") || !root["quantization_config"].is_object())
-    return std::nullopt;
-  const json& q = root["quantization_config"];
-  const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
-                                 ? q["quant_method"].get<std::string>()
-                                 : std::string();
-  const uint64_t bits =
-      q.contains("bits") && q["bits"].is_number_unsigned() ? q["bits"].get<uint64_t>() : 0;
-  const uint64_t group = q.contains("group_size") && q["group_size"].is_number_unsigned()
-                             ? q["group_size"].get<uint64_t>()
-                             : 128;
-  if ((method == "awq" || method == "gptq") && bits == 4) {
-    const std::string name = method + "-int4:g" + std::to_string(group);
-    assumptions.push_back("quantization_config: " + method + " 4-bit, group " +
-                          std::to_string(group) + " -> weights " + name);
-    return name;
-  }
-  if (method == "fp8") {
-    assumptions.push_back("quantization_config: fp8 checkpoint -> weights fp8");
-    return std::string("fp8");
-  }
-  assumptions.push_back("quantization_config " + quote_user_text(method) +
-                        " not modelled: weights sized from torch_dtype");
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -764,9 +786,18 @@ Result<ImportedModel> import_config(std::string_view json_text) {
   Result<ModelShape> shape = importer.run();
   if (!shape.ok) return Result<ImportedModel>::failure(shape.error);
   out.shape = std::move(shape.value);
-  if (auto q = quantized_weight_dtype(root.contains("quantization_config") ? root : *text,
-                                      out.assumptions)) {
-    out.shape.weight_dtype = *q;
+  // Quantized checkpoints say how they store their weights; the rest is in torch_dtype.
+  const Dtype plain =
+      parse_dtype(out.shape.torch_dtype, DtypeUse::kWeight, "torch_dtype").value;
+  out.shape.weights = plain_storage(plain);
+  for (const json* obj : {&root, text}) {
+    if (!obj->contains("quantization_config") || (*obj)["quantization_config"].is_null()) continue;
+    const std::string path = (obj == &root ? "" : prefix) + "quantization_config";
+    Result<WeightStorage> storage = read_quantization_config(
+        (*obj)["quantization_config"], path, out.shape.model_type, plain, out.assumptions);
+    if (!storage.ok) return Result<ImportedModel>::failure(storage.error);
+    out.shape.weights = std::move(storage.value);
+    break;
   }
   return Result<ImportedModel>::success(std::move(out));
 }

@@ -25,6 +25,10 @@ Result<uint64_t> overflow(const char* field, const char* what) {
 
 }  // namespace
 
+uint64_t indexer_bytes_per_token(const LayerSpec& layer) {
+  return layer.indexer_head_dim + ceil_div(layer.indexer_head_dim, 128) * 4;
+}
+
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv) {
   return kv_bytes_per_token_per_layer(layer, kv, kv);
 }
@@ -36,7 +40,7 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
   if (!k.ok) return k;
   const Result<uint64_t> v = head_rows_bytes(v_dtype, layer.kv_heads, layer.v_head_dim);
   if (!v.ok) return v;
-  return Result<uint64_t>::success(k.value + v.value);
+  return Result<uint64_t>::success(k.value + v.value + indexer_bytes_per_token(layer));
 }
 
 Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype& state) {

@@ -52,16 +52,4 @@ Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t ra
   return R::success(std::move(out));
 }
 
-ParameterCount stage_parameters(const ParameterCount& p, const ModelShape& stage_layers, bool first,
-                                bool last, uint32_t pp) {
-  ParameterCount out = p;
-  out.embedding = first ? p.embedding : 0;
-  const uint64_t head = stage_layers.tie_word_embeddings && pp > 1 ? p.embedding : p.lm_head;
-  out.lm_head = last ? head : 0;
-  out.norms = last ? p.norms : p.norms - stage_layers.hidden_size;  // the final norm
-  out.total = p.total - p.embedding - p.lm_head - p.norms + out.embedding + out.lm_head + out.norms;
-  out.active_per_token = p.active_per_token - p.lm_head - p.norms + out.lm_head + out.norms;
-  return out;
-}
-
 }  // namespace kvscope

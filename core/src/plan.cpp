@@ -32,35 +32,33 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
   return Result<EstimateInput>::success(model);
 }
 
-// "auto": the checkpoint's own format; an unquantized checkpoint loads in the serving dtype.
-Result<Dtype> resolve_weight_dtype(const PlanInput& in, const ModelShape& shape) {
-  const std::string name = in.weight_dtype != "auto"                 ? in.weight_dtype
-                           : shape.weight_dtype == shape.torch_dtype ? serving_dtype(shape)
-                                                                     : shape.weight_dtype;
-  return parse_dtype(name, DtypeUse::kWeight, "weight_dtype");
+// How the weights are stored: --weight-dtype, else the checkpoint's own format. Unquantized
+// tensors load in the serving dtype (a float32 checkpoint as float16).
+Result<WeightStorage> resolve_weight_storage(const PlanInput& in, const ModelShape& shape) {
+  const Dtype serving =
+      parse_dtype(serving_dtype(shape), DtypeUse::kWeight, "weight_dtype").value;
+  if (in.weight_dtype != "auto") {
+    const Result<Dtype> chosen = parse_dtype(in.weight_dtype, DtypeUse::kWeight, "weight_dtype");
+    if (!chosen.ok) return Result<WeightStorage>::failure(chosen.error);
+    return Result<WeightStorage>::success(storage_from_dtype(chosen.value, serving));
+  }
+  if (shape.weights.method.empty()) return Result<WeightStorage>::success(plain_storage(serving));
+  WeightStorage stored = shape.weights;
+  stored.plain = plain_format(serving);
+  return Result<WeightStorage>::success(stored);
 }
 
-// Parameters of pipeline stage `rank` (before the TP split).
-Result<ParameterCount> stage_params(const PlanInput& in, const ModelShape& stage_layers,
-                                    uint32_t rank) {
-  const Result<ParameterCount> counted = count_parameters(stage_layers);
-  if (!counted.ok) return counted;
-  return Result<ParameterCount>::success(stage_parameters(counted.value, stage_layers, rank == 0,
-                                                          rank + 1 == in.pipeline_parallel,
-                                                          in.pipeline_parallel));
-}
-
-// Weights one GPU of a stage holds.
-Result<uint64_t> stage_weights_bytes(const PlanInput& in, const PlanReport& r,
-                                     const ParameterCount& stage, const ModelShape& shape) {
-  const uint64_t gpus_per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
-  if (in.weights_bytes != 0)
-    return Result<uint64_t>::success(ceil_div(in.weights_bytes, gpus_per_replica));
-  const Result<WeightBytes> bytes =
-      weight_bytes(stage, r.weight_dtype,
-                   parse_dtype(serving_dtype(shape), DtypeUse::kWeight, "weight_dtype").value);
-  if (!bytes.ok) return Result<uint64_t>::failure(bytes.error);
-  return Result<uint64_t>::success(ceil_div(bytes.value.total, in.tensor_parallel));
+// --weights-bytes, split evenly over the replica's GPUs, with the module classes in the
+// computed proportions (the roofline reads them).
+WeightBytes given_weights(const PlanInput& in, WeightBytes computed) {
+  const uint64_t given =
+      ceil_div(in.weights_bytes, uint64_t{in.tensor_parallel} * in.pipeline_parallel);
+  const double scale =
+      computed.total == 0 ? 0 : static_cast<double>(given) / static_cast<double>(computed.total);
+  for (ModuleBytes& m : computed.modules)
+    m.bytes = static_cast<uint64_t>(static_cast<double>(m.bytes) * scale);
+  computed.total = given;
+  return computed;
 }
 
 // Decode and prefill on every stage, one after the other (a pipeline serves one batch through
@@ -71,7 +69,7 @@ Result<PlanRoofline> roofline(const PlanInput& in, const PlanReport& r,
   PlanRoofline out;
   if (!r.gpu_id.empty()) {
     const GpuEntry gpu = find_gpu(r.gpu_id).value;
-    const bool fp8 = r.weight_dtype.name == "fp8" && gpu.fp8_dense_flops > 0;
+    const bool fp8 = r.weights.fp8_compute && gpu.fp8_dense_flops > 0;
     out.peaks =
         HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
                       fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
@@ -221,12 +219,21 @@ Result<PlanState> plan_state(const PlanInput& in) {
   r.estimate = std::move(estimated.value);
   const ModelShape& shape = r.estimate.shape;
 
-  const Result<ParameterCount> params = count_parameters(shape);
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(shape);
+  if (!tensors.ok) return RS::failure(tensors.error);
+  const Result<ParameterCount> params =
+      count_parameters(tensors.value, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return RS::failure(params.error);
   r.params = params.value;
-  const Result<Dtype> weights = resolve_weight_dtype(in, shape);
-  if (!weights.ok) return RS::failure(weights.error);
-  r.weight_dtype = weights.value;
+  const Result<WeightStorage> storage = resolve_weight_storage(in, shape);
+  if (!storage.ok) return RS::failure(storage.error);
+  r.weights = storage.value;
+  const Result<WeightBytes> checkpoint = weight_bytes(tensors.value, shape.weights);
+  if (!checkpoint.ok) return RS::failure(checkpoint.error);
+  r.checkpoint_weights_bytes = checkpoint.value.total;
+  r.weights_source = in.weights_bytes != 0
+                         ? "given (--weights-bytes), split evenly over the replica's GPUs"
+                         : r.weights.summary;
 
   if (!in.gpu_id.empty()) {
     const Result<GpuEntry> gpu = find_gpu(in.gpu_id);
@@ -276,29 +283,21 @@ Result<PlanState> plan_state(const PlanInput& in) {
   std::vector<GpuLoad> loads;
   bool all_start = true;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
-    const Result<ModelShape> gpu_shape =
-        shard_shape(shape, in.tensor_parallel, rank, in.pipeline_parallel);
-    if (!gpu_shape.ok) return RS::failure(gpu_shape.error);
-    ModelShape stage_layers = shape;  // the stage's layers, unsharded, for its parameter count
+    Result<GpuLoad> load = gpu_load(shape, tensors.value, r.weights, in.tensor_parallel, rank,
+                                    in.pipeline_parallel);
+    if (!load.ok) return RS::failure(load.error);
+    if (in.weights_bytes != 0) load.value.gpu_weights = given_weights(in, load.value.gpu_weights);
     const auto [first, end] = pipeline_layers(shape.layers.size(), rank, in.pipeline_parallel);
-    stage_layers.layers.assign(shape.layers.begin() + static_cast<std::ptrdiff_t>(first),
-                               shape.layers.begin() + static_cast<std::ptrdiff_t>(end));
     PlanReport stage = r;
-    const Result<ParameterCount> stage_count = stage_params(in, stage_layers, rank);
-    if (!stage_count.ok) return RS::failure(stage_count.error);
-    const Result<uint64_t> stage_weights = stage_weights_bytes(in, r, stage_count.value, shape);
-    if (!stage_weights.ok) return RS::failure(stage_weights.error);
-    stage.weights_bytes = stage_weights.value;
-    const double per_param = stage_count.value.total == 0
-                                 ? 0
-                                 : static_cast<double>(stage_weights.value) * in.tensor_parallel /
-                                       static_cast<double>(stage_count.value.total);
-    loads.push_back(GpuLoad{gpu_shape.value, stage_count.value, per_param, in.tensor_parallel});
-    Result<PlanReport> run = run_engine(std::move(stage), gpu_shape.value, in);
+    stage.weights_bytes = load.value.gpu_weights.total;
+    stage.gpu_weights = load.value.gpu_weights;
+    loads.push_back(load.value);
+    const ModelShape& gpu_shape = loads.back().gpu_shape;
+    Result<PlanReport> run = run_engine(std::move(stage), gpu_shape, in);
     if (!run.ok) return RS::failure(run.error);
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
-    for (const LayerSpec& l : gpu_shape.value.layers) {
+    for (const LayerSpec& l : gpu_shape.layers) {
       if (l.keeps_tokens()) {
         kv_heads = l.kv_heads;
         break;

@@ -40,7 +40,8 @@ ordered_json model_json(const EstimateReport& r) {
                  {"max_position_embeddings", s.max_position_embeddings},
                  {"tie_word_embeddings", s.tie_word_embeddings},
                  {"torch_dtype", s.torch_dtype},
-                 {"weight_dtype", s.weight_dtype}};
+                 {"weight_dtype", s.weights.name},
+                 {"draft_layers", s.draft_layers.size()}};
   m["moe"] = s.moe.num_experts == 0
                  ? ordered_json(nullptr)
                  : ordered_json{
@@ -165,7 +166,7 @@ std::string plan_to_json(const PlanReport& p) {
   j["input"]["engine"] = p.engine;
   j["input"]["gpu"] = p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id);
   j["input"]["max_model_len"] = p.max_model_len;
-  j["input"]["weight_dtype"] = p.weight_dtype.name;
+  j["input"]["weight_dtype"] = p.weights.name;
   j["gpu"] = ordered_json{{"id", p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id)},
                           {"name", p.gpu_name},
                           {"memory_bytes", p.kv_memory_given ? ordered_json(nullptr)
@@ -180,8 +181,31 @@ std::string plan_to_json(const PlanReport& p) {
                                  {"routed_experts", p.params.routed_experts},
                                  {"shared_experts", p.params.shared_experts},
                                  {"norms", p.params.norms}};
-  j["weight_dtype"] = dtype_json(p.weight_dtype);
+  const uint64_t gpu_params = p.gpu_weights.quantized_params + p.gpu_weights.unquantized_params;
+  j["weight_dtype"] = ordered_json{
+      {"name", p.weights.name},
+      {"bits_per_value", gpu_params == 0 ? 0.0
+                                         : static_cast<double>(p.gpu_weights.total) * 8 *
+                                               p.tensor_parallel / static_cast<double>(gpu_params)},
+      {"scale_bits_per_row", 0},
+      {"exact", p.weights.exact},
+      {"description", p.weights.summary}};
   j["weights_bytes"] = p.weights_bytes;
+  ordered_json modules = ordered_json::array();
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    modules.push_back(ordered_json{{"module", module_class_name(m.module)},
+                                   {"format", m.format},
+                                   {"params", m.params},
+                                   {"bytes_per_gpu", m.bytes},
+                                   {"draft", m.draft}});
+  }
+  j["weights"] = ordered_json{{"method", p.weights.method.empty() ? ordered_json(nullptr)
+                                                                  : ordered_json(p.weights.method)},
+                              {"source", p.weights_source},
+                              {"exact", p.weights.exact},
+                              {"checkpoint_bytes", p.checkpoint_weights_bytes},
+                              {"bytes_per_gpu", p.weights_bytes},
+                              {"by_module", std::move(modules)}};
   j["budget"] =
       ordered_json{{"kv_memory_given", p.kv_memory_given}, {"requested_bytes", p.requested_bytes},
                    {"weights_bytes", p.weights_bytes},     {"activation_bytes", p.activation_bytes},

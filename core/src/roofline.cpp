@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/parallelism.hpp"
 
 namespace kvscope {
 namespace {
@@ -29,27 +30,22 @@ double attended(const LayerSpec& l, uint64_t position) {
   return static_cast<double>(l.windowed() ? std::min(position, l.window_tokens) : position);
 }
 
-// Weight parameters one GPU reads for `tokens` tokens of work: everything but the embedding
+// Weight bytes one GPU reads for `tokens` tokens of work: everything it holds but the embedding
 // table and the routed experts nobody is sent to.
-double weight_params_read(const GpuLoad& g, uint64_t tokens, double* experts_per_layer) {
+double weight_bytes_read(const GpuLoad& g, uint64_t tokens, double* experts_per_layer) {
   const ModelShape& s = g.gpu_shape;
-  const ParameterCount& p = g.stage_params;
-  double params = static_cast<double>(p.total - p.embedding - p.routed_experts);
+  double read = 0, routed = 0;
+  for (const ModuleBytes& m : g.gpu_weights.modules) {
+    if (m.module == ModuleClass::kEmbedding) continue;
+    (m.module == ModuleClass::kRoutedExperts ? routed : read) += static_cast<double>(m.bytes);
+  }
   *experts_per_layer = 0;
-  if (s.moe.num_experts != 0 && p.routed_experts != 0) {
-    const double moe_layers =
-        static_cast<double>(std::count_if(s.layers.begin(), s.layers.end(), [](const LayerSpec& l) {
-          return l.mlp == MlpKind::kMoe;
-        }));
-    const double per_layer =
-        static_cast<double>(p.routed_experts) / moe_layers;  // router + all experts
-    const double router = static_cast<double>(s.hidden_size) * s.moe.num_experts;
-    const double per_expert = (per_layer - router) / s.moe.num_experts;
+  if (s.moe.num_experts != 0 && routed > 0) {
     *experts_per_layer =
         expected_distinct_experts(s.moe.num_experts, s.moe.experts_per_token, tokens);
-    params += moe_layers * (router + *experts_per_layer * per_expert);
+    read += routed * *experts_per_layer / s.moe.num_experts;
   }
-  return params / g.tensor_parallel;
+  return read;
 }
 
 // Bytes a step moves: the weights `tokens` tokens route through, and `sequences` caches of
@@ -59,8 +55,7 @@ Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype&
   const Result<KvEstimate> cache = estimate_kv(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
   if (!cache.ok) return Result<StepEstimate>::failure(cache.error);
   StepEstimate e;
-  e.weight_bytes =
-      weight_params_read(g, tokens, &e.experts_read_per_moe_layer) * g.weight_bytes_per_param;
+  e.weight_bytes = weight_bytes_read(g, tokens, &e.experts_read_per_moe_layer);
   e.kv_bytes =
       static_cast<double>(sequences) * static_cast<double>(cache.value.kv_bytes_per_sequence);
   return Result<StepEstimate>::success(e);
@@ -92,6 +87,20 @@ StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
 }
 
 }  // namespace
+
+Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
+                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp) {
+  using R = Result<GpuLoad>;
+  Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, pp);
+  if (!gpu_shape.ok) return R::failure(gpu_shape.error);
+  const std::vector<WeightTensor> held = stage_tensors(tensors, shape.layers.size(), rank, pp, false);
+  const Result<ParameterCount> params =
+      count_parameters(held, shape.moe.num_experts, shape.moe.experts_per_token);
+  if (!params.ok) return R::failure(params.error);
+  const Result<WeightBytes> bytes = weight_bytes(held, storage, tp);
+  if (!bytes.ok) return R::failure(bytes.error);
+  return R::success(GpuLoad{std::move(gpu_shape.value), params.value, bytes.value, tp});
+}
 
 double expected_distinct_experts(uint32_t experts, uint32_t top_k, uint64_t tokens) {
   if (experts == 0) return 0;

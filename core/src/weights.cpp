@@ -1,108 +1,387 @@
-// Parameter counting per layer, following the transformers modules of each family
-// (LlamaAttention/LlamaMLP, DeepseekV3Attention (MLA), MixtralSparseMoeBlock, ...).
+// The checkpoint's tensors from the model shape, named as Hugging Face checkpoints name them so
+// quantization configs' module patterns apply, and shaped as the transformers modules are
+// (LlamaAttention / LlamaMLP, DeepseekV3Attention (MLA), MixtralSparseMoeBlock, DeepSeek MTP ...).
 #include "kvscope/weights.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "kvscope/checked_math.hpp"
+#include "kvscope/parallelism.hpp"
 
 namespace kvscope {
 namespace {
 
-// Formats that quantize linear layers only (AWQ/GPTQ, fp8, int8, int4, nvfp4).
-bool is_quantized_linear_format(const Dtype& d) {
-  return !d.whole_file && d.block_bits < 16 * d.block_values;
+bool is_one_of(const std::string& s, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
 }
 
-CheckedU64 attention_params(const ModelShape& s, const LayerSpec& l) {
-  const CheckedU64 hidden = s.hidden_size, heads = s.num_attention_heads;
-  if (l.attention == AttentionKind::kNone) return 0;
-  if (l.attention == AttentionKind::kMla) {
-    const MlaShape& m = s.mla;
-    const CheckedU64 qk = CheckedU64(m.qk_nope_head_dim) + m.qk_rope_head_dim;
-    const CheckedU64 q = m.q_lora_rank == 0
-                             ? hidden * heads * qk
-                             : hidden * m.q_lora_rank + CheckedU64(m.q_lora_rank) * heads * qk;
-    const CheckedU64 kv_a = hidden * (CheckedU64(m.kv_lora_rank) + m.qk_rope_head_dim);
-    const CheckedU64 kv_b =
-        CheckedU64(m.kv_lora_rank) * heads * (CheckedU64(m.qk_nope_head_dim) + m.v_head_dim);
-    return q + kv_a + kv_b + heads * m.v_head_dim * hidden;
+// Module names of a family's decoder layer (modeling_<family>.py attribute names).
+struct LayerNames {
+  std::string attention = "self_attn";
+  std::string mlp = "mlp";
+  std::string router = "gate";
+  std::string experts = "experts";
+  std::string shared = "shared_experts";
+  std::string mixer = "mixer";
+};
+
+LayerNames names_of(const std::string& type) {
+  LayerNames n;
+  if (type == "mixtral") n.mlp = "block_sparse_moe";
+  if (is_one_of(type, {"gpt_oss", "llama4_text", "jamba"})) n.router = "router";
+  if (is_one_of(type, {"llama4_text", "jamba"})) n.mlp = "feed_forward";
+  if (is_one_of(type, {"llama4_text", "qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}))
+    n.shared = "shared_expert";
+  if (type == "nemotron_h") n.attention = n.mlp = "mixer";
+  if (is_one_of(type, {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}))
+    n.mixer = "linear_attn";
+  if (type == "jamba") n.mixer = "mamba";
+  return n;
+}
+
+class Inventory {
+ public:
+  explicit Inventory(const ModelShape& s) : s_(s), n_(names_of(s.model_type)) {}
+
+  std::vector<WeightTensor> build() {
+    add_global("model.embed_tokens", ModuleClass::kEmbedding, false, s_.vocab_size, 1, true);
+    if (s_.learned_position_embeddings) {
+      add_global("model.embed_positions", ModuleClass::kEmbedding, false,
+                 s_.max_position_embeddings, 1, true);
+    }
+    for (uint32_t i = 0; i < s_.layers.size(); ++i) add_layer(s_.layers[i], i, false);
+    for (uint32_t k = 0; k < s_.draft_layers.size(); ++k) {
+      const uint32_t i = static_cast<uint32_t>(s_.layers.size()) + k;
+      add_layer(s_.draft_layers[k], i, true);
+      // eh_proj stays in the checkpoint dtype in DeepSeek's fp8 release.
+      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, 2 * s_.hidden_size);
+      const uint64_t hidden = s_.hidden_size;
+      add(i, true, "norms", ModuleClass::kNorms, false, 3, hidden);  // enorm, hnorm, head norm
+      if (s_.draft_embeddings) {
+        add(i, true, "embed_tokens", ModuleClass::kEmbedding, false, s_.vocab_size, hidden);
+        add(i, true, "shared_head.head", ModuleClass::kLmHead, true, s_.vocab_size, hidden);
+      }
+    }
+    add_global("model.norm", ModuleClass::kNorms, false, 1, 1, false);
+    add_global("lm_head", ModuleClass::kLmHead, true, s_.vocab_size, 1, false);
+    out_.back().tied = s_.tie_word_embeddings;
+    return std::move(out_);
   }
-  const CheckedU64 q = hidden * heads * s.head_dim;
-  const CheckedU64 kv = hidden * l.kv_heads * (CheckedU64(l.k_head_dim) + l.v_head_dim);
-  return q + kv + heads * l.v_head_dim * hidden;
+
+ private:
+  // rows x hidden, before or after the layers.
+  void add_global(const char* name, ModuleClass m, bool linear, uint64_t rows, uint64_t copies,
+                  bool before) {
+    WeightTensor t;
+    t.name = name;
+    t.module = m;
+    t.linear = linear;
+    t.rows = rows;
+    t.cols = s_.hidden_size;
+    t.copies = copies;
+    t.before_layers = before;
+    out_.push_back(std::move(t));
+  }
+
+  // A tensor of layer i: rows x cols, `part` below "model.layers.{}."; identical tensors of
+  // consecutive layers become one entry with several layers.
+  void add(uint32_t i, bool draft, const std::string& part, ModuleClass m, bool linear,
+           uint64_t rows, uint64_t cols, uint64_t copies = 1, uint32_t max_tp_shards = 0) {
+    if (rows == 0 || cols == 0 || copies == 0) return;
+    const std::string name = "model.layers.{}." + part;
+    const auto last = last_.find(name);
+    if (last != last_.end()) {
+      WeightTensor& t = out_[last->second];
+      if (t.rows == rows && t.cols == cols && t.copies == copies && t.draft == draft &&
+          t.max_tp_shards == max_tp_shards && t.first_layer + t.layer_count == i) {
+        ++t.layer_count;
+        return;
+      }
+    }
+    last_[name] = out_.size();
+    WeightTensor t;
+    t.name = name;
+    t.module = m;
+    t.linear = linear;
+    t.rows = rows;
+    t.cols = cols;
+    t.copies = copies;
+    t.max_tp_shards = max_tp_shards;
+    t.first_layer = i;
+    t.layer_count = 1;
+    t.draft = draft;
+    out_.push_back(std::move(t));
+  }
+
+  void add_layer(const LayerSpec& l, uint32_t i, bool draft) {
+    const uint64_t hidden = s_.hidden_size, heads = s_.num_attention_heads;
+    const std::string attn = n_.attention + ".";
+    if (l.attention == AttentionKind::kMla) {
+      const MlaShape& m = s_.mla;
+      const uint64_t qk = uint64_t{m.qk_nope_head_dim} + m.qk_rope_head_dim;
+      const ModuleClass a = ModuleClass::kAttention;
+      if (m.q_lora_rank == 0) {
+        add(i, draft, attn + "q_proj", a, true, heads * qk, hidden);
+      } else {  // vLLM replicates the down-projections (ReplicatedLinear in deepseek_v2.py)
+        add(i, draft, attn + "q_a_proj", a, true, m.q_lora_rank, hidden, 1, 1);
+        add(i, draft, attn + "q_a_layernorm", ModuleClass::kNorms, false, m.q_lora_rank, 1);
+        add(i, draft, attn + "q_b_proj", a, true, heads * qk, m.q_lora_rank);
+      }
+      add(i, draft, attn + "kv_a_proj_with_mqa", a, true,
+          uint64_t{m.kv_lora_rank} + m.qk_rope_head_dim, hidden, 1, 1);
+      add(i, draft, attn + "kv_a_layernorm", ModuleClass::kNorms, false, m.kv_lora_rank, 1);
+      add(i, draft, attn + "kv_b_proj", a, true,
+          heads * (uint64_t{m.qk_nope_head_dim} + m.v_head_dim), m.kv_lora_rank);
+      add(i, draft, attn + "o_proj", a, true, hidden, heads * m.v_head_dim);
+      if (l.indexer_head_dim != 0) {  // the lightning indexer, replicated (vLLM Indexer)
+        const uint64_t index_q = uint64_t{m.index_n_heads} * l.indexer_head_dim;
+        const std::string ix = attn + "indexer.";
+        add(i, draft, ix + "wq_b", a, true, index_q, m.q_lora_rank == 0 ? hidden : m.q_lora_rank,
+            1, 1);
+        add(i, draft, ix + "wk", a, true, l.indexer_head_dim, hidden, 1, 1);
+        add(i, draft, ix + "k_norm", ModuleClass::kNorms, false, 2, l.indexer_head_dim);
+        // Kept in the checkpoint dtype by every fp8 release (a plain ReplicatedLinear in vLLM).
+        add(i, draft, ix + "weights_proj", a, false, m.index_n_heads, hidden, 1, 1);
+      }
+    } else if (l.attention != AttentionKind::kNone) {
+      const ModuleClass a = ModuleClass::kAttention;
+      add(i, draft, attn + "q_proj", a, true, heads * s_.head_dim, hidden);
+      add(i, draft, attn + "k_proj", a, true, uint64_t{l.kv_heads} * l.k_head_dim, hidden, 1,
+          l.kv_heads);
+      add(i, draft, attn + "v_proj", a, true, uint64_t{l.kv_heads} * l.v_head_dim, hidden, 1,
+          l.kv_heads);
+      add(i, draft, attn + "o_proj", a, true, hidden, heads * l.v_head_dim);
+    }
+    if (l.mixer_params != 0) {  // projections, convolution and gates as one hidden-wide matrix
+      add(i, draft, n_.mixer, ModuleClass::kRecurrent, true, ceil_div(l.mixer_params, hidden),
+          hidden);
+    }
+    add(i, draft, "norms", ModuleClass::kNorms, false, 2, hidden);
+    const std::string mlp = n_.mlp + ".";
+    if (l.mlp == MlpKind::kDense) {
+      const uint64_t width = s_.intermediate_size;
+      if (s_.gated_mlp) add(i, draft, mlp + "gate_proj", ModuleClass::kMlp, true, width, hidden);
+      add(i, draft, mlp + "up_proj", ModuleClass::kMlp, true, width, hidden);
+      add(i, draft, mlp + "down_proj", ModuleClass::kMlp, true, hidden, width);
+    } else if (l.mlp == MlpKind::kMoe) {
+      const MoeShape& moe = s_.moe;
+      const uint64_t e = moe.num_experts, w = moe.expert_intermediate_size;
+      add(i, draft, mlp + n_.router, ModuleClass::kRouter, true, e, hidden, 1, 1);
+      const std::string ex = mlp + n_.experts + ".";
+      add(i, draft, ex + "gate_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
+      add(i, draft, ex + "up_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
+      add(i, draft, ex + "down_proj", ModuleClass::kRoutedExperts, true, hidden, w, e);
+      const uint64_t shared = uint64_t{moe.shared_experts} * moe.shared_expert_intermediate_size;
+      const std::string sh = mlp + n_.shared + ".";
+      add(i, draft, sh + "gate_proj", ModuleClass::kSharedExperts, true, shared, hidden);
+      add(i, draft, sh + "up_proj", ModuleClass::kSharedExperts, true, shared, hidden);
+      add(i, draft, sh + "down_proj", ModuleClass::kSharedExperts, true, hidden, shared);
+    }
+  }
+
+  const ModelShape& s_;
+  LayerNames n_;
+  std::vector<WeightTensor> out_;
+  std::map<std::string, size_t> last_;  // the latest entry of each name
+};
+
+// The tensor's name for layer `layer` ("{}" replaced).
+std::string name_at(const WeightTensor& t, uint32_t layer) {
+  std::string name = t.name;
+  const size_t at = name.find("{}");
+  if (at != std::string::npos) name.replace(at, 2, std::to_string(layer));
+  return name;
 }
 
-CheckedU64 gated_mlp_params(uint64_t hidden, uint64_t width) {
-  return CheckedU64(3) * hidden * width;
+bool has_digit(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The format of tensor `t` in layer `layer` (any layer when no pattern names a layer).
+const MatrixFormat& format_of(const WeightStorage& s, const WeightTensor& t, uint32_t layer) {
+  if (!t.linear && !(s.whole_file && t.module == ModuleClass::kEmbedding)) return s.plain;
+  if (s.whole_file) return s.plain;
+  const std::string name = name_at(t, layer);
+  if (std::find(s.kept_modules.begin(), s.kept_modules.end(), t.module) != s.kept_modules.end())
+    return s.plain;
+  for (const std::string& p : s.kept_patterns) {
+    if (module_pattern_matches(p, name)) return s.plain;
+  }
+  for (const StorageRule& r : s.rules) {
+    const bool module_ok = r.modules.empty() || std::find(r.modules.begin(), r.modules.end(),
+                                                          t.module) != r.modules.end();
+    const bool name_ok =
+        r.patterns.empty() || std::any_of(r.patterns.begin(), r.patterns.end(),
+                                          [&](const std::string& p) {
+                                            return module_pattern_matches(p, name);
+                                          });
+    if (module_ok && name_ok) return r.format;
+  }
+  return s.plain;
+}
+
+bool names_layers(const WeightStorage& s) {
+  if (std::any_of(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit)) return true;
+  return std::any_of(s.rules.begin(), s.rules.end(), [](const StorageRule& r) {
+    return std::any_of(r.patterns.begin(), r.patterns.end(), has_digit);
+  });
 }
 
 }  // namespace
 
-Result<ParameterCount> count_parameters(const ModelShape& s) {
-  using R = Result<ParameterCount>;
-  CheckedU64 attention, recurrent, mlp, routed, routed_active, shared, norms;
-  const uint64_t hidden = s.hidden_size;
-  const MoeShape& moe = s.moe;
-  const CheckedU64 one_expert = gated_mlp_params(hidden, moe.expert_intermediate_size);
-  for (const LayerSpec& l : s.layers) {
-    attention += attention_params(s, l);
-    recurrent += l.mixer_params;
-    norms += CheckedU64(2) * hidden;
-    if (l.attention == AttentionKind::kMla) {
-      norms += CheckedU64(s.mla.q_lora_rank) + s.mla.kv_lora_rank;
-    }
-    if (l.mlp == MlpKind::kDense) {
-      mlp += s.gated_mlp ? gated_mlp_params(hidden, s.intermediate_size)
-                         : CheckedU64(2) * hidden * s.intermediate_size;
-    } else if (l.mlp == MlpKind::kMoe) {
-      const CheckedU64 router = CheckedU64(hidden) * moe.num_experts;
-      routed += router + one_expert * moe.num_experts;
-      routed_active += router + one_expert * moe.experts_per_token;
-      shared += CheckedU64(moe.shared_experts) *
-                gated_mlp_params(hidden, moe.shared_expert_intermediate_size);
-    }
-  }
-  norms += hidden;  // final norm
-  CheckedU64 embedding = CheckedU64(s.vocab_size) * hidden;
-  if (s.learned_position_embeddings) embedding += CheckedU64(s.max_position_embeddings) * hidden;
-  const CheckedU64 lm_head =
-      s.tie_word_embeddings ? CheckedU64(0) : CheckedU64(s.vocab_size) * hidden;
-  const CheckedU64 common = embedding + lm_head + attention + recurrent + mlp + shared + norms;
-  const CheckedU64 total = common + routed;
-  // A token reads one row of the embedding table, so the table is not part of what it reads.
-  const CheckedU64 active = lm_head + attention + recurrent + mlp + shared + norms + routed_active;
-  if (total.overflowed() || active.overflowed()) {
-    return R::failure(make_error(kOutOfRange, "model", "parameter count exceeds 2^64-1"));
-  }
-  ParameterCount p;
-  p.total = total.value();
-  p.active_per_token = active.value();
-  p.embedding = embedding.value();
-  p.lm_head = lm_head.value();
-  p.attention = attention.value();
-  p.recurrent = recurrent.value();
-  p.mlp = mlp.value();
-  p.routed_experts = routed.value();
-  p.shared_experts = shared.value();
-  p.norms = norms.value();
-  return R::success(p);
+uint64_t WeightTensor::params() const {
+  return tied ? 0 : rows * cols * copies * std::max<uint64_t>(1, layer_count);
 }
 
-Result<WeightBytes> weight_bytes(const ParameterCount& p, const Dtype& weights,
-                                 const Dtype& unquantized) {
+Result<std::vector<WeightTensor>> weight_tensors(const ModelShape& shape) {
+  using R = Result<std::vector<WeightTensor>>;
+  // Every product below stays under 2^64 when each factor is within the importer's limits; a
+  // hand-built shape is checked here.
+  CheckedU64 total;
+  std::vector<WeightTensor> tensors = Inventory(shape).build();
+  for (const WeightTensor& t : tensors) {
+    total += CheckedU64(t.rows) * t.cols * t.copies * std::max<uint64_t>(1, t.layer_count);
+  }
+  total += CheckedU64(shape.vocab_size) * shape.hidden_size * 2;  // a pipeline's head copy
+  if (total.overflowed()) {
+    return R::failure(make_error(kOutOfRange, "model", "parameter count exceeds 2^64-1"));
+  }
+  return R::success(std::move(tensors));
+}
+
+Result<ParameterCount> count_parameters(const std::vector<WeightTensor>& tensors,
+                                        uint32_t moe_experts, uint32_t experts_per_token) {
+  ParameterCount p;
+  CheckedU64 total, draft, routed_read;
+  for (const WeightTensor& t : tensors) {
+    const uint64_t n = t.params();
+    if (t.draft) {
+      draft += n;
+      continue;
+    }
+    total += n;
+    switch (t.module) {
+      case ModuleClass::kEmbedding:
+        p.embedding += n;
+        break;
+      case ModuleClass::kLmHead:
+        p.lm_head += n;
+        break;
+      case ModuleClass::kAttention:
+        p.attention += n;
+        break;
+      case ModuleClass::kRecurrent:
+        p.recurrent += n;
+        break;
+      case ModuleClass::kMlp:
+        p.mlp += n;
+        break;
+      case ModuleClass::kRouter:
+        p.routed_experts += n;
+        routed_read += n;
+        break;
+      case ModuleClass::kRoutedExperts:
+        p.routed_experts += n;
+        routed_read += CheckedU64(n / moe_experts) * experts_per_token;
+        break;
+      case ModuleClass::kSharedExperts:
+        p.shared_experts += n;
+        break;
+      case ModuleClass::kNorms:
+        p.norms += n;
+        break;
+    }
+  }
+  if (total.overflowed() || draft.overflowed() || routed_read.overflowed()) {
+    return Result<ParameterCount>::failure(
+        make_error(kOutOfRange, "model", "parameter count exceeds 2^64-1"));
+  }
+  p.total = total.value();
+  p.draft = draft.value();
+  // A token reads one row of the embedding table, so the table is not part of what it reads.
+  p.active_per_token = p.total - p.embedding - p.routed_experts + routed_read.value();
+  return Result<ParameterCount>::success(p);
+}
+
+Result<ParameterCount> count_parameters(const ModelShape& shape) {
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(shape);
+  if (!tensors.ok) return Result<ParameterCount>::failure(tensors.error);
+  return count_parameters(tensors.value, shape.moe.num_experts, shape.moe.experts_per_token);
+}
+
+std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors,
+                                        size_t layer_count, uint32_t rank, uint32_t pp,
+                                        bool with_draft) {
+  const bool first_stage = rank == 0, last_stage = rank + 1 == pp;
+  const auto [first, end] = pipeline_layers(layer_count, rank, pp);
+  std::vector<WeightTensor> out;
+  for (const WeightTensor& t : tensors) {
+    if (t.layer_count == 0) {
+      if (!(t.before_layers ? first_stage : last_stage)) continue;
+      out.push_back(t);
+      out.back().tied = t.tied && first_stage;
+      continue;
+    }
+    if (t.draft) {
+      if (with_draft && last_stage) out.push_back(t);
+      continue;
+    }
+    const size_t lo = std::max<size_t>(first, t.first_layer);
+    const size_t hi = std::min<size_t>(end, size_t{t.first_layer} + t.layer_count);
+    if (lo >= hi) continue;
+    out.push_back(t);
+    out.back().first_layer = static_cast<uint32_t>(lo);
+    out.back().layer_count = static_cast<uint32_t>(hi - lo);
+  }
+  return out;
+}
+
+Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
+                                 const WeightStorage& storage, uint32_t tp) {
   using R = Result<WeightBytes>;
+  if (tp == 0) return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
   WeightBytes out;
-  out.unquantized_params =
-      is_quantized_linear_format(weights) ? p.embedding + p.lm_head + p.norms : 0;
-  out.quantized_params = p.total - out.unquantized_params;
-  const Result<uint64_t> quantized = stream_bytes(weights, out.quantized_params, "weight_dtype");
-  if (!quantized.ok) return R::failure(quantized.error);
-  const Result<uint64_t> rest = stream_bytes(unquantized, out.unquantized_params, "weight_dtype");
-  if (!rest.ok) return R::failure(rest.error);
-  const CheckedU64 total = CheckedU64(quantized.value) + rest.value;
-  if (total.overflowed())
+  CheckedU64 total, draft, quantized, plain;
+  const bool per_layer = names_layers(storage);
+  for (const WeightTensor& t : tensors) {
+    if (t.tied) continue;  // stored with the embedding
+    const uint32_t count = std::max<uint32_t>(1, t.layer_count);
+    // vLLM splits each tensor over the TP ranks unless it is replicated or has fewer heads.
+    const uint64_t shards = t.max_tp_shards == 0 ? tp : std::min<uint64_t>(tp, t.max_tp_shards);
+    for (uint32_t k = 0; k < count;) {
+      const MatrixFormat& f = format_of(storage, t, t.first_layer + k);
+      uint32_t run = per_layer ? 1 : count;
+      while (k + run < count && &format_of(storage, t, t.first_layer + k + run) == &f) ++run;
+      const Result<uint64_t> bytes = matrix_bytes(f, t.rows, t.cols, t.copies);
+      if (!bytes.ok) return R::failure(bytes.error);
+      const CheckedU64 whole = CheckedU64(bytes.value) * run;
+      const CheckedU64 held =
+          whole.overflowed() ? whole : CheckedU64(ceil_div(whole.value(), shards));
+      const CheckedU64 params = CheckedU64(t.rows) * t.cols * t.copies * run;
+      total += held;
+      if (t.draft) draft += held;
+      (f.quantized ? quantized : plain) += params;
+      auto same = std::find_if(out.modules.begin(), out.modules.end(), [&](const ModuleBytes& m) {
+        return m.module == t.module && m.format == f.name && m.draft == t.draft;
+      });
+      if (same == out.modules.end()) {
+        out.modules.push_back(ModuleBytes{t.module, f.name, 0, 0, t.draft});
+        same = out.modules.end() - 1;
+      }
+      same->params += params.value();
+      same->bytes += held.value();
+      k += run;
+    }
+  }
+  if (total.overflowed() || quantized.overflowed() || plain.overflowed()) {
     return R::failure(make_error(kOutOfRange, "weight_dtype", "weight bytes exceed 2^64-1"));
+  }
   out.total = total.value();
-  return R::success(out);
+  out.draft = draft.value();
+  out.quantized_params = quantized.value();
+  out.unquantized_params = plain.value();
+  return R::success(std::move(out));
 }
 
 }  // namespace kvscope

@@ -424,9 +424,25 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   const EstimateReport& e = p.estimate;
   out << "kvscope plan: " << e.model_name << " on "
       << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
-      << ", KV " << e.kv_dtype.name << ", weights " << p.weight_dtype.name << "\n\n";
-  out << "  weights            " << bytes_line(p.weights_bytes) << " ("
+      << ", KV " << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
+  out << "  weights            " << bytes_line(p.weights_bytes) << " per GPU ("
       << with_commas(p.params.total) << " parameters)\n";
+  out << "    stored as        " << p.weights_source << "\n";
+  if (p.checkpoint_weights_bytes != 0) {
+    out << "    checkpoint       " << bytes_line(p.checkpoint_weights_bytes)
+        << (p.params.draft != 0 ? " (with " + with_commas(p.params.draft) +
+                                      " parameters of MTP layers, not loaded without speculative "
+                                      "decoding)"
+                                : std::string())
+        << "\n";
+  }
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    char line[160];
+    std::snprintf(line, sizeof line, "    %-16s %-44s %s\n",
+                  (std::string(module_class_name(m.module)) + (m.draft ? " (MTP)" : "")).c_str(),
+                  m.format.c_str(), format_gb(m.bytes).c_str());
+    out << line;
+  }
   if (!p.kv_memory_given) {
     out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
     if (p.engine == "vllm") {

@@ -107,7 +107,7 @@ TEST(ConfigImport, MlaLatentIsOneEntryPerTokenPerLayer) {
   EXPECT_EQ(m.shape.layers[2].mlp, MlpKind::kDense);  // first_k_dense_replace 3
   EXPECT_EQ(m.shape.layers[3].mlp, MlpKind::kMoe);
   EXPECT_EQ(m.shape.moe.shared_experts, 1u);
-  EXPECT_EQ(m.shape.weight_dtype, "fp8");  // quantization_config
+  EXPECT_EQ(m.shape.weights.name, "fp8 128x128 blocks");  // quantization_config
   EXPECT_EQ(m.shape.torch_dtype, "bf16");
 }
 
@@ -215,7 +215,7 @@ TEST(ConfigImport, CrossLayerKvSharing) {
 
 TEST(ConfigImport, AwqQuantizationConfig) {
   const ImportedModel m = import_fixture("awq_quantized.json");
-  EXPECT_EQ(m.shape.weight_dtype, "awq-int4:g128");
+  EXPECT_EQ(m.shape.weights.name, "awq-int4:g128");
   EXPECT_EQ(m.shape.torch_dtype, "fp16");
 }
 

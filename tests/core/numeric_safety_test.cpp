@@ -134,7 +134,8 @@ TEST(NumericSafety, MillionLayerShapesComputeExactlyAndStayFinite) {
         c, estimate_kv(layout.value, KvWorkload{c.tokens, batch, 0, 0}, false));
   }
   // A decode step over them: 10^6 layers of 10^9 attended tokens is large but finite.
-  GpuLoad load{shape, count_parameters(shape).value, 1, 1};
+  const GpuLoad load =
+      gpu_load(shape, weight_tensors(shape).value, plain_storage(fp8), 1, 0, 1).value;
   const Result<StepEstimate> step =
       decode_step(load, fp8, fp8, HardwarePeaks{3.35e12, 989e12, "bf16"}, 1000000000, c.tokens);
   if (step.ok) {

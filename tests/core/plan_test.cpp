@@ -184,7 +184,7 @@ TEST(Plan, Float32CheckpointsLoadInFloat16) {
   PlanInput in = fixture("openelm_per_layer_kv_heads.json");  // torch_dtype float32
   in.gpu_id = "l4";
   const PlanReport p = plan_ok(in);
-  EXPECT_EQ(p.weight_dtype.name, "fp16");
+  EXPECT_EQ(p.weights.name, "fp16");
   EXPECT_EQ(p.weights_bytes, 2 * p.params.total);
   EXPECT_EQ(p.estimate.kv_dtype.name, "fp16");
   // Per-layer KV heads 3, 4, 5 of 64: one uniform-type group whose 16-token page sums the layers.

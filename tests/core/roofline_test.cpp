@@ -85,7 +85,8 @@ TEST(Roofline, NeedsACatalogueGpu) {
 // infinite (printed as null in the JSON).
 TEST(Roofline, TinyOrNonFinitePeaksAreRefusedNotInfinite) {
   const ModelShape shape = test::catalog_shape("llama-3.1-8b");
-  const GpuLoad load{shape, count_parameters(shape).value, 2, 1};
+  const GpuLoad load = gpu_load(shape, weight_tensors(shape).value,
+                                plain_storage(test::weight_dtype("bf16")), 1, 0, 1).value;
   const Dtype bf16 = test::kv_dtype("bf16");
   for (const HardwarePeaks& peaks :
        {HardwarePeaks{3.35e12, 1e-300, "bf16"}, HardwarePeaks{1e-300, 0, "bf16"},

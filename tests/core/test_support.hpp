@@ -44,6 +44,12 @@ inline Dtype kv_dtype(const std::string& name) {
   return d.value;
 }
 
+inline Dtype weight_dtype(const std::string& name) {
+  Result<Dtype> d = parse_dtype(name, DtypeUse::kWeight, "weight_dtype");
+  EXPECT_TRUE(d.ok) << d.error.message;
+  return d.value;
+}
+
 inline PlanReport plan_ok(const PlanInput& in) {
   const Result<PlanReport> r = plan(in);
   EXPECT_TRUE(r.ok) << r.error.message;

@@ -11,6 +11,7 @@ namespace kvscope {
 namespace {
 
 using test::catalog_shape;
+using test::weight_dtype;
 
 ParameterCount params_of(const std::string& id) {
   const Result<ParameterCount> p = count_parameters(catalog_shape(id));
@@ -18,10 +19,10 @@ ParameterCount params_of(const std::string& id) {
   return p.value;
 }
 
-Dtype weight_dtype(const std::string& name) {
-  const Result<Dtype> d = parse_dtype(name, DtypeUse::kWeight, "weight_dtype");
-  EXPECT_TRUE(d.ok) << d.error.message;
-  return d.value;
+std::vector<WeightTensor> tensors_of(const std::string& id) {
+  const Result<std::vector<WeightTensor>> t = weight_tensors(catalog_shape(id));
+  EXPECT_TRUE(t.ok) << t.error.message;
+  return t.value;
 }
 
 // Every catalogue model with a published total (core/data/models.json: params_published and
@@ -65,7 +66,7 @@ TEST(Weights, DenseModelsReadEverythingButTheEmbeddingTable) {
 
 TEST(Weights, Fp16WeightsOfLlama2AreAbout13Point5GB) {
   const Result<WeightBytes> w =
-      weight_bytes(params_of("llama-2-7b"), weight_dtype("fp16"), weight_dtype("fp16"));
+      weight_bytes(tensors_of("llama-2-7b"), plain_storage(weight_dtype("fp16")));
   ASSERT_TRUE(w.ok);
   EXPECT_EQ(w.value.total, 2u * 6738415616u);
   EXPECT_NEAR(static_cast<double>(w.value.total) / 1e9, 13.5, 0.05);  // article 1's "13.5 GB"
@@ -73,8 +74,10 @@ TEST(Weights, Fp16WeightsOfLlama2AreAbout13Point5GB) {
 
 TEST(Weights, FourBitWeightsAreAboutAThirdOfBf16) {
   const ParameterCount p = params_of("llama-3.1-8b");
-  const Result<WeightBytes> bf16 = weight_bytes(p, weight_dtype("bf16"), weight_dtype("bf16"));
-  const Result<WeightBytes> awq = weight_bytes(p, weight_dtype("awq-int4"), weight_dtype("bf16"));
+  const std::vector<WeightTensor> t = tensors_of("llama-3.1-8b");
+  const Result<WeightBytes> bf16 = weight_bytes(t, plain_storage(weight_dtype("bf16")));
+  const Result<WeightBytes> awq =
+      weight_bytes(t, storage_from_dtype(weight_dtype("awq-int4"), weight_dtype("bf16")));
   ASSERT_TRUE(bf16.ok && awq.ok);
   EXPECT_NEAR(static_cast<double>(bf16.value.total) / 1e9, 16.06,
               0.01);  // article 2's "about 16 GB"
@@ -86,7 +89,8 @@ TEST(Weights, FourBitWeightsAreAboutAThirdOfBf16) {
 
 TEST(Weights, GgufBlockTypesQuantizeEmbeddingsToo) {
   const ParameterCount p = params_of("llama-2-7b");
-  const Result<WeightBytes> q8 = weight_bytes(p, weight_dtype("q8_0"), weight_dtype("fp16"));
+  const Result<WeightBytes> q8 = weight_bytes(
+      tensors_of("llama-2-7b"), storage_from_dtype(weight_dtype("q8_0"), weight_dtype("fp16")));
   ASSERT_TRUE(q8.ok);
   EXPECT_EQ(q8.value.unquantized_params, 0u);
   EXPECT_EQ(q8.value.total, p.total / 32 * 34);  // 6,738,415,616 is a multiple of 32
@@ -94,7 +98,8 @@ TEST(Weights, GgufBlockTypesQuantizeEmbeddingsToo) {
 
 TEST(Weights, GgufMixturesApplyToTheWholeFile) {
   const ParameterCount p = params_of("llama-2-7b");
-  const Result<WeightBytes> q4 = weight_bytes(p, weight_dtype("q4_k_m"), weight_dtype("fp16"));
+  const Result<WeightBytes> q4 = weight_bytes(
+      tensors_of("llama-2-7b"), storage_from_dtype(weight_dtype("q4_k_m"), weight_dtype("fp16")));
   ASSERT_TRUE(q4.ok);
   EXPECT_EQ(q4.value.unquantized_params, 0u);
   EXPECT_NEAR(static_cast<double>(q4.value.total) * 8 / static_cast<double>(p.total), 4.84, 0.001);

@@ -165,18 +165,14 @@ void fuzz_shape(FieldReader& in) {
 
   const uint32_t tp = in.u32(), pp = in.u32();
   const uint32_t rank = pp == 0 ? 0 : static_cast<uint32_t>(in.below(pp));
-  const Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, pp);
-  if (!gpu_shape.ok) return check_error(gpu_shape.error);
-  ModelShape stage_layers = shape;
-  const auto [first, end] = pipeline_layers(shape.layers.size(), rank, pp);
-  stage_layers.layers.assign(shape.layers.begin() + static_cast<std::ptrdiff_t>(first),
-                             shape.layers.begin() + static_cast<std::ptrdiff_t>(end));
-  const Result<ParameterCount> counted = count_parameters(stage_layers);
-  if (!counted.ok) return check_error(counted.error);
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(shape);
+  if (!tensors.ok) return check_error(tensors.error);
   static const std::vector<Dtype> weight_dtypes = list_dtypes(DtypeUse::kWeight);
-  const GpuLoad load{gpu_shape.value,
-                     stage_parameters(counted.value, stage_layers, rank == 0, rank + 1 == pp, pp),
-                     bits_per_value(pick(weight_dtypes, in)) / 8, tp};
+  const Result<GpuLoad> loaded =
+      gpu_load(shape, tensors.value,
+               storage_from_dtype(pick(weight_dtypes, in), pick(weight_dtypes, in)), tp, rank, pp);
+  if (!loaded.ok) return check_error(loaded.error);
+  const GpuLoad& load = loaded.value;
   const HardwarePeaks peaks{in.f64(), in.f64(), "given"};
   const uint64_t batch = in.u64(), context = in.u64(), prompt = in.u64();
   const Result<StepEstimate> decode = decode_step(load, kv, state, peaks, batch, context);

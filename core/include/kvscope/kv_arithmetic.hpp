@@ -41,7 +41,13 @@ struct KvEstimate {
   std::vector<GroupKv> groups;
 };
 
-// Bytes one token adds to one layer's cache in `kv` (0 for layers that keep no tokens).
+// Bytes one token adds to a sparse-attention indexer's K cache: fp8 values and an fp32 scale per
+// 128, whatever the KV dtype (vLLM DeepseekV32IndexerCache: head_size 132 in uint8; SGLang
+// get_cell_size_per_token's NSA term).
+uint64_t indexer_bytes_per_token(const LayerSpec& layer);
+
+// Bytes one token adds to one layer's cache in `kv` (0 for layers that keep no tokens), the
+// indexer's K cache included.
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv);
 // The same with K and V stored in different dtypes (llama.cpp's --cache-type-k / -v).
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kvscope/weight_format.hpp"
+
 namespace kvscope {
 
 // How a layer keeps per-token keys and values.
@@ -32,6 +34,9 @@ struct LayerSpec {
   StateKind state = StateKind::kNone;
   uint64_t state_values = 0;  // recurrent state values per sequence (conv + ssm)
   uint64_t mixer_params = 0;  // weights of the recurrent mixer (attention weights follow from dims)
+  // DeepSeek sparse attention (V3.2, GLM-5): the lightning indexer's own K cache beside the MLA
+  // latent, index_head_dim fp8 values and one fp32 scale per 128 of them per token.
+  uint32_t indexer_head_dim = 0;
   MlpKind mlp = MlpKind::kDense;
 
   bool keeps_tokens() const {
@@ -45,7 +50,7 @@ struct LayerSpec {
   bool same_cache_layout(const LayerSpec& o) const {
     return attention == o.attention && kv_heads == o.kv_heads && k_head_dim == o.k_head_dim &&
            v_head_dim == o.v_head_dim && window_tokens == o.window_tokens && state == o.state &&
-           state_values == o.state_values;
+           state_values == o.state_values && indexer_head_dim == o.indexer_head_dim;
   }
 };
 
@@ -63,6 +68,9 @@ struct MlaShape {
   uint32_t qk_rope_head_dim = 0;
   uint32_t qk_nope_head_dim = 0;
   uint32_t v_head_dim = 0;
+  uint32_t index_n_heads = 0;  // sparse attention's indexer (0 = dense MLA)
+  uint32_t index_head_dim = 0;
+  uint32_t index_topk = 0;     // tokens each query attends to
 };
 
 struct ModelShape {
@@ -77,11 +85,15 @@ struct ModelShape {
   bool gated_mlp = true;  // SwiGLU-style gate, up and down (else up and down)
   bool learned_position_embeddings =
       false;                          // GPT-2-style position table of max_position_embeddings
-  std::string torch_dtype = "bf16";   // compute dtype from config.json (what "auto" KV follows)
-  std::string weight_dtype = "bf16";  // storage of the weights (a quantization_config overrides)
+  std::string torch_dtype = "bf16";  // compute dtype from config.json (what "auto" KV follows)
   MoeShape moe;
   MlaShape mla;                   // all zero unless the model uses MLA
   std::vector<LayerSpec> layers;  // one entry per decoder layer, in order
+  // MTP / next-n prediction layers the checkpoint holds after the decoder layers
+  // (num_nextn_predict_layers): loaded, with their caches, only for speculative decoding.
+  std::vector<LayerSpec> draft_layers;
+  bool draft_embeddings = false;  // each draft layer stores its own embedding and head copy
+  WeightStorage weights;          // how the checkpoint stores its weights (quantization_config)
 };
 
 // Layers with one cache layout, for per-group reports.

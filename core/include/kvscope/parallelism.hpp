@@ -7,7 +7,6 @@
 
 #include "kvscope/error.hpp"
 #include "kvscope/model_shape.hpp"
-#include "kvscope/weights.hpp"
 
 namespace kvscope {
 
@@ -20,11 +19,5 @@ std::pair<size_t, size_t> pipeline_layers(size_t layers, uint32_t rank, uint32_t
 // replicated when TP exceeds them and the MLA latent is never split (vllm/config/model.py
 // get_num_kv_heads). Errors (field "tp" or "pp") follow vLLM's divisibility checks.
 Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t rank, uint32_t pp);
-
-// Parameters of one pipeline stage from the count of its layers (`stage_layers`, unsharded): the
-// embedding on the first stage, the output head and final norm on the last (a tied head is a
-// second copy there when the stages differ).
-ParameterCount stage_parameters(const ParameterCount& counted, const ModelShape& stage_layers,
-                                bool first, bool last, uint32_t pp);
 
 }  // namespace kvscope

@@ -82,8 +82,11 @@ struct PlanReport {
   std::string gpu_name;
   uint64_t gpu_memory_bytes = 0;
   ParameterCount params;
-  Dtype weight_dtype;
-  uint64_t weights_bytes = 0;
+  WeightStorage weights;            // how the weights are stored (the checkpoint's, or --weight-dtype)
+  std::string weights_source;       // how weights_bytes was obtained, one sentence
+  uint64_t checkpoint_weights_bytes = 0;  // every tensor of the checkpoint (draft layers included)
+  WeightBytes gpu_weights;          // one GPU of the tightest stage, per module class and format
+  uint64_t weights_bytes = 0;       // per GPU of the tightest stage
   // Budget per GPU (vLLM: requested = memory x utilization; pool = requested - weights - activation
   // - non-torch).
   uint64_t requested_bytes = 0;

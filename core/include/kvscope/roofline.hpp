@@ -22,9 +22,13 @@ struct HardwarePeaks {
 struct GpuLoad {
   ModelShape gpu_shape;         // the stage's layers, heads split over TP
   ParameterCount stage_params;  // the stage's parameters, before the TP split
-  double weight_bytes_per_param = 2;
+  WeightBytes gpu_weights;      // the bytes one GPU holds, per module class
   uint32_t tensor_parallel = 1;
 };
+
+// One GPU of stage `rank` of `pp` at tensor-parallel size `tp`, its weights in `storage`.
+Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
+                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp);
 
 struct StepEstimate {
   double weight_bytes = 0;  // weights read (MoE: the experts the batch routes to)

@@ -1,0 +1,207 @@
+// Weights as quantized checkpoints store them, against the checkpoints themselves: each
+// tests/data/checkpoints/<repo>/report-weight-table.md lists every tensor of a published
+// checkpoint with its shape and dtype as read from the safetensors headers (their sum is the
+// index's metadata.total_size), and kvscope must come within 1% of that sum from config.json
+// alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "kvscope/weights.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(std::string(KVSCOPE_TEST_DATA_DIR) + "/checkpoints/" + path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing " << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Sum of the table's tensors: shape x dtype size x layers x experts, per name (layer ranges
+// stripped), so a test can also compare one module's tensors.
+struct Checkpoint {
+  uint64_t total_bytes = 0;
+  std::map<std::string, uint64_t> bytes_by_name;
+};
+
+Checkpoint read_weight_table(const std::string& path) {
+  static const std::map<std::string, uint64_t> kDtypeBytes = {
+      {"bfloat16", 2}, {"float16", 2}, {"float32", 4}, {"float8_e4m3fn", 1},
+      {"uint8", 1},    {"int8", 1},    {"int32", 4},   {"int64", 8}};
+  const std::regex row(R"(^\| `([^`]+)`(.*?)\| `\[([0-9, ]*)\]` \| `torch\.(\w+)`)");
+  const std::regex times(R"(×(\d+))");
+  const std::regex layer_range(R"(layers\.[0-9]+(-[0-9]+)?\.)");
+  Checkpoint c;
+  std::istringstream lines(read_text(path));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    uint64_t bytes = kDtypeBytes.at(m[4].str());
+    std::istringstream dims(m[3].str());
+    for (std::string d; std::getline(dims, d, ',');) bytes *= std::stoull(d);
+    const std::string multipliers = m[2].str();
+    for (auto it = std::sregex_iterator(multipliers.begin(), multipliers.end(), times);
+         it != std::sregex_iterator(); ++it) {
+      bytes *= std::stoull((*it)[1].str());
+    }
+    c.total_bytes += bytes;
+    c.bytes_by_name[std::regex_replace(m[1].str(), layer_range, "layers.")] += bytes;
+  }
+  EXPECT_GT(c.total_bytes, 0u) << path;
+  return c;
+}
+
+WeightBytes checkpoint_weights(const ModelShape& shape) {
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(shape);
+  EXPECT_TRUE(tensors.ok) << tensors.error.message;
+  const Result<WeightBytes> bytes = weight_bytes(tensors.value, shape.weights);
+  EXPECT_TRUE(bytes.ok) << bytes.error.message;
+  return bytes.value;
+}
+
+ModelShape shape_of(const std::string& config_path) {
+  return test::import_ok(read_text(config_path)).shape;
+}
+
+double relative_error(uint64_t got, uint64_t want) {
+  return std::abs(static_cast<double>(got) / static_cast<double>(want) - 1);
+}
+
+uint64_t module_bytes(const WeightBytes& w, ModuleClass module) {
+  uint64_t n = 0;
+  for (const ModuleBytes& m : w.modules) n += m.module == module ? m.bytes : 0;
+  return n;
+}
+
+struct Case {
+  const char* dir;
+  const char* weights_name;  // what the report calls the storage
+};
+
+class CheckpointTotal : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CheckpointTotal, WithinOnePercentOfTheTensorsItStores) {
+  const Case& c = GetParam();
+  const std::string dir = c.dir;
+  const Checkpoint reference = read_weight_table(dir + "/report-weight-table.md");
+  const ModelShape shape = shape_of(dir + "/config.json");
+  EXPECT_EQ(shape.weights.name, c.weights_name);
+  const WeightBytes w = checkpoint_weights(shape);
+  EXPECT_LT(relative_error(w.total, reference.total_bytes), 0.01)
+      << dir << ": kvscope " << w.total << ", checkpoint " << reference.total_bytes;
+  // Sized as bf16 the same checkpoint is far off: the test distinguishes the two.
+  ModelShape as_bf16 = shape;
+  as_bf16.weights = plain_storage(test::weight_dtype("bf16"));
+  EXPECT_GT(relative_error(checkpoint_weights(as_bf16).total, reference.total_bytes), 0.3) << dir;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Real, CheckpointTotal,
+    ::testing::Values(Case{"deepseek-ai__deepseek-v3.2", "fp8 128x128 blocks"},
+                      Case{"moonshotai__kimi-k2-instruct", "fp8 128x128 blocks"},
+                      Case{"openai__gpt-oss-20b", "mxfp4 experts"},
+                      Case{"qwen__qwen3-30b-a3b-thinking-2507-fp8", "fp8 128x128 blocks"}),
+    [](const auto& info) {
+      std::string name = info.param.dir;
+      for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+      return name;
+    });
+
+// The report of deepseek-ai/DeepSeek-V3 gives only its sum, 641.29 GiB to two decimals.
+TEST(CheckpointWeights, DeepSeekV3Fp8WithItsMtpLayer) {
+  const ModelShape shape = shape_of("deepseek-ai__deepseek-v3/config.json");
+  ASSERT_EQ(shape.draft_layers.size(), 1u);  // num_nextn_predict_layers
+  EXPECT_TRUE(shape.draft_embeddings);
+  const WeightBytes w = checkpoint_weights(shape);
+  EXPECT_NEAR(static_cast<double>(w.total) / (1u << 30), 641.29, 0.01);
+  // What vLLM loads without speculative decoding: the MTP layer's 15.4 GB stay on disk.
+  EXPECT_NEAR(static_cast<double>(w.draft) / 1e9, 15.4, 0.1);
+}
+
+// The MTP layer's own tensors, and the sparse-attention indexer's, one by one.
+TEST(CheckpointWeights, DeepSeekV32IndexerAndMtpTensors) {
+  const Checkpoint reference = read_weight_table("deepseek-ai__deepseek-v3.2/report-weight-table.md");
+  const ModelShape shape = shape_of("deepseek-ai__deepseek-v3.2/config.json");
+  EXPECT_EQ(shape.mla.index_head_dim, 128u);
+  EXPECT_EQ(shape.layers[0].indexer_head_dim, 128u);
+  const std::vector<WeightTensor> tensors = weight_tensors(shape).value;
+  auto bytes_of = [&](const std::string& part) {
+    uint64_t n = 0;
+    for (const WeightTensor& t : tensors) {
+      if (t.name.size() < part.size() || t.name.compare(t.name.size() - part.size(), part.size(), part) != 0)
+        continue;
+      const Result<WeightBytes> b = weight_bytes({t}, shape.weights);
+      n += b.value.total;
+    }
+    return n;
+  };
+  // fp8 with fp32 block scales, or bf16, exactly as stored.
+  EXPECT_EQ(bytes_of("indexer.wq_b"),
+            reference.bytes_by_name.at("model.layers.self_attn.indexer.wq_b.weight") +
+                reference.bytes_by_name.at("model.layers.self_attn.indexer.wq_b.weight_scale_inv"));
+  EXPECT_EQ(bytes_of("indexer.weights_proj"),
+            reference.bytes_by_name.at("model.layers.self_attn.indexer.weights_proj.weight"));
+  EXPECT_EQ(bytes_of("eh_proj"), reference.bytes_by_name.at("model.layers.eh_proj.weight"));
+  EXPECT_EQ(bytes_of("shared_head.head"),
+            reference.bytes_by_name.at("model.layers.shared_head.head.weight"));
+  EXPECT_EQ(bytes_of("kv_b_proj"),
+            reference.bytes_by_name.at("model.layers.self_attn.kv_b_proj.weight") +
+                reference.bytes_by_name.at("model.layers.self_attn.kv_b_proj.weight_scale_inv"));
+}
+
+// gpt-oss stores its experts as MXFP4 blocks (16 bytes per 32 values) and one e8m0 scale per 32:
+// the expert tensors' bytes are exact.
+TEST(CheckpointWeights, GptOssExpertsAreMxfp4Exactly) {
+  const Checkpoint reference = read_weight_table("openai__gpt-oss-20b/report-weight-table.md");
+  const WeightBytes w = checkpoint_weights(shape_of("openai__gpt-oss-20b/config.json"));
+  uint64_t experts = 0;
+  for (const char* part : {"gate_up_proj_blocks", "gate_up_proj_scales", "down_proj_blocks",
+                           "down_proj_scales"}) {
+    experts += reference.bytes_by_name.at(std::string("model.layers.mlp.experts.") + part);
+  }
+  EXPECT_EQ(module_bytes(w, ModuleClass::kRoutedExperts), experts);
+  // Attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn").
+  EXPECT_EQ(module_bytes(w, ModuleClass::kAttention),
+            reference.bytes_by_name.at("model.layers.self_attn.q_proj.weight") +
+                reference.bytes_by_name.at("model.layers.self_attn.k_proj.weight") +
+                reference.bytes_by_name.at("model.layers.self_attn.v_proj.weight") +
+                reference.bytes_by_name.at("model.layers.self_attn.o_proj.weight"));
+}
+
+// Two checkpoints whose reports give the tensors but not the raw config.json: the catalogue's
+// config of the base model with the quantization_config the report prints.
+TEST(CheckpointWeights, Qwen3Fp8AndAwqFromTheBaseConfig) {
+  struct Derived {
+    const char* table;
+    const char* base;
+    const char* quantization_config;
+  };
+  for (const Derived& d :
+       {Derived{"qwen__qwen3-8b-fp8/report-weight-table.md", "qwen3-8b",
+                R"({"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                    "weight_block_size": [128, 128]})"},
+        Derived{"qwen__qwen3-32b-awq/report-weight-table.md", "qwen3-32b",
+                R"({"bits": 4, "group_size": 128, "modules_to_not_convert": null,
+                    "quant_method": "awq", "version": "gemm", "zero_point": true})"}}) {
+    const Result<ModelEntry> entry = find_model(d.base);
+    ASSERT_TRUE(entry.ok);
+    const Result<std::string> config = apply_config_overrides(
+        entry.value.config_json, {{"quantization_config", d.quantization_config}});
+    ASSERT_TRUE(config.ok) << config.error.message;
+    const WeightBytes w = checkpoint_weights(test::import_ok(config.value).shape);
+    const uint64_t reference = read_weight_table(d.table).total_bytes;
+    EXPECT_LT(relative_error(w.total, reference), 0.01)
+        << d.table << ": kvscope " << w.total << ", checkpoint " << reference;
+  }
+}
+
+}  // namespace
+}  // namespace kvscope
