@@ -84,14 +84,7 @@ class Importer {
       r_.assume(r_.path("vocab_size") + " absent: weights of the embedding are not counted");
     }
     read_intermediate();
-    if (auto v = r_.first_count({"max_position_embeddings", "n_positions", "seq_length",
-                                 "max_seq_len", "max_sequence_length"},
-                                1, kMaxTokens)) {
-      shape_.max_position_embeddings = *v;
-    } else if (!r_.failed()) {
-      r_.assume(r_.path("max_position_embeddings") +
-                " absent: no default context; pass one explicitly");
-    }
+    read_position_limits();
     if (auto tie = r_.flag("tie_word_embeddings")) {
       shape_.tie_word_embeddings = *tie;
     } else if (!r_.failed()) {
@@ -105,6 +98,52 @@ class Importer {
     shape_.learned_position_embeddings = is_one_of(type(), {"gpt2", "gpt_bigcode", "opt"});
     read_head_dims();
     read_kv_heads();
+  }
+
+  // The context-length fields engines derive their limit from (context_limit.cpp).
+  void read_position_limits() {
+    PositionLimits& p = shape_.positions;
+    for (const char* key : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                            "max_target_positions", "max_sequence_length", "max_seq_length",
+                            "seq_len"}) {
+      if (!r_.has(key) && !(std::string(key) == "max_position_embeddings" && !r_.present(key)))
+        continue;
+      if (auto v = r_.count(key, 1, kMaxTokens)) p.keys.emplace_back(key, *v);
+    }
+    if (r_.has("model_max_length"))
+      p.model_max_length = r_.count("model_max_length", 1, kMaxTokens).value_or(0);
+    if (auto v = r_.count("original_max_position_embeddings", 1, kMaxTokens))
+      p.original_max_position_embeddings = *v;
+    for (const char* block : {"rope_scaling", "rope_parameters"}) {
+      if (!r_.has(block) || !r_.config()[block].is_object()) continue;
+      ConfigReader rope(r_.config()[block], r_.path(block) + ".", "", r_.assumptions());
+      p.rope_type = rope.text("rope_type").value_or(rope.text("type").value_or("default"));
+      if (p.rope_type == "su") p.rope_type = "longrope";
+      if (p.rope_type == "mrope") p.rope_type = "default";
+      if (rope.has("factor")) {
+        const json& f = rope.config()["factor"];
+        if (!f.is_number() || !(f.get<double>() > 0 && f.get<double>() < 1e6)) {
+          r_.fail(kInvalidValue, std::string(block) + ".factor",
+                  "expected a positive number, got " + describe(f));
+          return;
+        }
+        p.rope_factor = f.get<double>();
+        p.rope_factor_float = f.is_number_float();
+      }
+      if (auto v = rope.count("original_max_position_embeddings", 1, kMaxTokens))
+        p.original_max_position_embeddings = *v;
+      if (rope.failed()) {
+        const Error& e = rope.error();
+        r_.fail_at(e.code.c_str(), e.field, e.message.substr(e.field.size() + 2));
+      }
+      break;
+    }
+    if (!p.keys.empty()) {
+      shape_.max_position_embeddings = p.keys.front().second;
+    } else if (!r_.failed()) {
+      r_.assume(r_.path("max_position_embeddings") +
+                " absent: no default context; pass one explicitly");
+    }
   }
 
   void read_intermediate() {
@@ -743,6 +782,23 @@ Result<std::string> apply_config_overrides(
   }
   // A bare word may hold invalid UTF-8 (found by fuzz_cli): replace it rather than throw.
   return R::success(root.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+Result<uint64_t> read_weights_index(std::string_view json_text) {
+  using R = Result<uint64_t>;
+  const Result<json> parsed = parse_python_json(json_text, "weights_index");
+  if (!parsed.ok) return R::failure(parsed.error);
+  const json& root = parsed.value;
+  if (!root.is_object() || !root.contains("metadata") || !root["metadata"].is_object() ||
+      !root["metadata"].contains("total_size")) {
+    return R::failure(make_error(kMissingField, "weights_index.metadata.total_size",
+                                 "missing: a model.safetensors.index.json has metadata.total_size"));
+  }
+  std::vector<std::string> ignored;
+  ConfigReader r(root["metadata"], "weights_index.metadata.", "", ignored);
+  const std::optional<uint64_t> total = r.count("total_size", 1, uint64_t{1} << 52);
+  if (!total) return R::failure(r.error());
+  return R::success(*total);
 }
 
 Result<ImportedModel> import_config(std::string_view json_text) {

@@ -49,6 +49,7 @@ class ConfigReader {
   const Error& error() const { return error_; }
   std::string path(const std::string& key) const { return prefix_ + key; }
   void assume(std::string text) { assumptions_.push_back(std::move(text)); }
+  std::vector<std::string>& assumptions() { return assumptions_; }
 
   void fail(const char* code, const std::string& key, const std::string& detail) {
     fail_at(code, path(key), detail);

@@ -3,6 +3,7 @@
 #include "kvscope/plan.hpp"
 
 #include "engine_profiles.hpp"
+#include "kvscope/context_limit.hpp"
 #include "kvscope/parallelism.hpp"
 #include "kvscope/roofline.hpp"
 #include "kvscope/units.hpp"
@@ -48,11 +49,11 @@ Result<WeightStorage> resolve_weight_storage(const PlanInput& in, const ModelSha
   return Result<WeightStorage>::success(stored);
 }
 
-// --weights-bytes, split evenly over the replica's GPUs, with the module classes in the
-// computed proportions (the roofline reads them).
-WeightBytes given_weights(const PlanInput& in, WeightBytes computed) {
-  const uint64_t given =
-      ceil_div(in.weights_bytes, uint64_t{in.tensor_parallel} * in.pipeline_parallel);
+// Weights whose total is known (--weights-bytes, or an index file's total_size less what is not
+// loaded), split evenly over the replica's GPUs, with the module classes in the computed
+// proportions (the roofline reads them).
+WeightBytes given_weights(const PlanInput& in, uint64_t total, WeightBytes computed) {
+  const uint64_t given = ceil_div(total, uint64_t{in.tensor_parallel} * in.pipeline_parallel);
   const double scale =
       computed.total == 0 ? 0 : static_cast<double>(given) / static_cast<double>(computed.total);
   for (ModuleBytes& m : computed.modules)
@@ -155,6 +156,41 @@ Result<WorkloadCapacity> workload_on(const PlanInput& in, const PlanReport& r,
                            w);
 }
 
+// A max_model_len past the engine's derived limit: vLLM and SGLang refuse it at start-up (before
+// any memory is sized) unless their override is set; llama.cpp only warns.
+void check_context_limit(const PlanInput& in, PlanReport& r) {
+  const ContextLimit& limit = r.context_limit;
+  if (limit.tokens == 0) return;
+  const ModelShape& shape = r.estimate.shape;
+  if (in.engine == "llama.cpp") {
+    if (r.max_model_len > shape.max_position_embeddings && shape.max_position_embeddings != 0) {
+      r.notes.push_back(llamacpp_context_warning(r.max_model_len, shape.max_position_embeddings) +
+                        " (a warning: llama.cpp starts anyway)");
+    }
+    return;
+  }
+  if (in.engine != "vllm" && in.engine != "sglang") return;
+  const bool model_max_length_allows =
+      in.engine == "vllm" && shape.positions.model_max_length >= r.max_model_len;
+  r.context_limit_exceeded = r.max_model_len > limit.tokens && !model_max_length_allows;
+  if (!r.context_limit_exceeded) return;
+  if (in.allow_long_context) {
+    r.notes.push_back(std::string(in.engine == "vllm" ? "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+                                                      : "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") +
+                      ": max_model_len " + std::to_string(r.max_model_len) +
+                      " is above the model's " + std::to_string(limit.tokens) +
+                      " (positions past it were not trained)");
+    return;
+  }
+  const std::string refused = in.engine == "vllm"
+                                  ? vllm_context_error(r.max_model_len, limit, shape)
+                                  : sglang_context_error(r.max_model_len, limit);
+  if (!r.startup_error.empty()) r.notes.push_back("and then: " + r.startup_error);
+  r.starts = false;
+  r.startup_error = refused;
+  r.max_model_len_that_fits = std::min(r.max_model_len_that_fits, limit.tokens);
+}
+
 Result<PlanReport> run_engine(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in) {
   if (in.engine == "vllm") return engines::plan_vllm(std::move(r), gpu_shape, in);
   if (in.engine == "sglang") return engines::plan_sglang(std::move(r), gpu_shape, in);
@@ -231,9 +267,25 @@ Result<PlanState> plan_state(const PlanInput& in) {
   const Result<WeightBytes> checkpoint = weight_bytes(tensors.value, shape.weights);
   if (!checkpoint.ok) return RS::failure(checkpoint.error);
   r.checkpoint_weights_bytes = checkpoint.value.total;
-  r.weights_source = in.weights_bytes != 0
-                         ? "given (--weights-bytes), split evenly over the replica's GPUs"
-                         : r.weights.summary;
+  uint64_t known_total = in.weights_bytes;  // 0: the computed per-tensor bytes
+  r.weights_source = r.weights.summary;
+  if (in.weights_bytes != 0) {
+    r.weights_source = "given (--weights-bytes), split evenly over the replica's GPUs";
+  } else if (!in.weights_index_json.empty()) {
+    const Result<uint64_t> total = read_weights_index(in.weights_index_json);
+    if (!total.ok) return RS::failure(total.error);
+    r.computed_checkpoint_weights_bytes = r.checkpoint_weights_bytes;
+    r.checkpoint_weights_bytes = total.value;
+    known_total = total.value > checkpoint.value.draft ? total.value - checkpoint.value.draft : 0;
+    r.weights_source = "model.safetensors.index.json metadata.total_size " +
+                       with_commas(total.value) + " bytes, exactly" +
+                       (checkpoint.value.draft != 0
+                            ? ", less the MTP layers' " + format_gb(checkpoint.value.draft) +
+                                  " (computed) that load only for speculative decoding"
+                            : std::string()) +
+                       "; split over the GPUs in the computed proportions (kvscope computes " +
+                       with_commas(r.computed_checkpoint_weights_bytes) + " bytes for the checkpoint)";
+  }
 
   if (!in.gpu_id.empty()) {
     const Result<GpuEntry> gpu = find_gpu(in.gpu_id);
@@ -249,7 +301,17 @@ Result<PlanState> plan_state(const PlanInput& in) {
     r.kv_pool_bytes = in.kv_memory_bytes;
     r.notes.push_back("KV memory given (per GPU): the engine's budget arithmetic is bypassed");
   }
-  r.max_model_len = in.max_model_len != 0 ? in.max_model_len : shape.max_position_embeddings;
+  // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
+  r.context_limit = in.engine == "sglang" ? sglang_context_limit(shape) : vllm_context_limit(shape);
+  const uint64_t default_len = in.engine == "vllm" ? r.context_limit.default_tokens
+                               : in.engine == "sglang" ? r.context_limit.tokens
+                                                       : shape.max_position_embeddings;
+  r.max_model_len = in.max_model_len != 0 ? in.max_model_len : default_len;
+  if (in.max_model_len == 0 && !r.context_limit.explanation.empty() &&
+      (in.engine == "vllm" || in.engine == "sglang")) {
+    r.notes.push_back("max_model_len " + std::to_string(r.max_model_len) + ": " +
+                      r.context_limit.explanation);
+  }
   if (r.max_model_len == 0) {
     return RS::failure(make_error(kMissingField, "max_model_len",
                                   "required: the config has no max_position_embeddings"));
@@ -264,8 +326,11 @@ Result<PlanState> plan_state(const PlanInput& in) {
         mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
             : "block size 16: vLLM's default (vllm/config/cache.py)");
   }
-  if (r.block_size_tokens != r.estimate.workload.block_size_tokens) {  // page the workload line too
-    r.estimate.workload.block_size_tokens = r.block_size_tokens;
+  const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&
+                               r.estimate.workload.context_tokens != r.max_model_len;
+  if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
+  if (context_follows || r.block_size_tokens != r.estimate.workload.block_size_tokens) {
+    r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
         estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
     if (!paged.ok) return RS::failure(paged.error);
@@ -286,7 +351,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
     Result<GpuLoad> load = gpu_load(shape, tensors.value, r.weights, in.tensor_parallel, rank,
                                     in.pipeline_parallel);
     if (!load.ok) return RS::failure(load.error);
-    if (in.weights_bytes != 0) load.value.gpu_weights = given_weights(in, load.value.gpu_weights);
+    if (known_total != 0)
+      load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
     const auto [first, end] = pipeline_layers(shape.layers.size(), rank, in.pipeline_parallel);
     PlanReport stage = r;
     stage.weights_bytes = load.value.gpu_weights.total;
@@ -326,6 +392,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.total_weights_bytes = total_weights.value();
   tightest.total_kv_pool_bytes = total_pool.value();
   tightest.starts = all_start;
+  check_context_limit(in, tightest);
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)

@@ -204,6 +204,10 @@ std::string plan_to_json(const PlanReport& p) {
                               {"source", p.weights_source},
                               {"exact", p.weights.exact},
                               {"checkpoint_bytes", p.checkpoint_weights_bytes},
+                              {"computed_checkpoint_bytes",
+                               p.computed_checkpoint_weights_bytes == 0
+                                   ? ordered_json(nullptr)
+                                   : ordered_json(p.computed_checkpoint_weights_bytes)},
                               {"bytes_per_gpu", p.weights_bytes},
                               {"by_module", std::move(modules)}};
   j["budget"] =
@@ -220,6 +224,15 @@ std::string plan_to_json(const PlanReport& p) {
   j["num_blocks"] = p.num_blocks;
   j["kv_pool_tokens"] = p.kv_pool_tokens;
   j["max_model_len"] = p.max_model_len;
+  const ContextLimit& limit = p.context_limit;
+  j["context_limit"] =
+      limit.tokens == 0
+          ? ordered_json(nullptr)
+          : ordered_json{{"tokens", limit.tokens},
+                         {"default_tokens", limit.default_tokens},
+                         {"derived_from", limit.derived_from},
+                         {"explanation", limit.explanation},
+                         {"exceeded", p.context_limit_exceeded}};
   j["kv_bytes_needed_for_max_model_len"] = p.kv_bytes_needed;
   j["max_concurrency"] = p.max_concurrency;
   j["max_context"] = p.max_context;

@@ -52,8 +52,15 @@ const char* const kUsage =
     "SIZE]\n"
     "       [--cudagraph-bytes SIZE] [--overhead SIZE] [--context N] [--batch N] [--set "
     "FIELD=VALUE ...] [--json]\n"
+    "       [--weights-index FILE] [--quantization-config FILE] [--allow-long-context]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
+    "      --weights-index: the checkpoint's model.safetensors.index.json (its total_size is "
+    "exact);\n"
+    "      --quantization-config: an hf_quant_config.json or quantize_config.json beside "
+    "config.json;\n"
+    "      --allow-long-context: as VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang: "
+    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1).\n"
     "      SIZE accepts units: 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30).\n"
     "      RATE is a size per second (1TB/s); --gpu-tflops is the dense peak, for a custom card.\n"
     "      DIST: 4096, uniform:512-8192 or lognormal:mean=2000,p99=16000.\n"
@@ -193,6 +200,21 @@ std::optional<UsageError> read_model_source(const Flags& flags, const FileReader
     return UsageError{"--config", "file is larger than 16 MiB: " + quote_user_text(path)};
   }
   in.config_name = path;
+  return std::nullopt;
+}
+
+// A file named by `flag` (when given), read whole: at most 16 MiB, not empty.
+std::optional<UsageError> read_side_file(const Flags& flags, const std::string& flag,
+                                         const FileReader& read_file, std::string& content) {
+  const auto path = flags.values.find(flag);
+  if (path == flags.values.end()) return std::nullopt;
+  std::string reason;
+  if (!read_file(path->second, content, reason))
+    return UsageError{flag, reason + ": " + quote_user_text(path->second)};
+  if (content.empty()) return UsageError{flag, "file is empty: " + quote_user_text(path->second)};
+  if (content.size() > kMaxConfigBytes) {
+    return UsageError{flag, "file is larger than 16 MiB: " + quote_user_text(path->second)};
+  }
   return std::nullopt;
 }
 
@@ -601,13 +623,16 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--prompt-lengths",
                                           "--output-lengths",
                                           "--shared-prefix",
-                                          "--prompt-tokens"};
+                                          "--prompt-tokens",
+                                          "--weights-index",
+                                          "--quantization-config"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags,
-                           {"--disable-hybrid-kv-cache-manager", "--no-kv-unified"})) {
+                           {"--disable-hybrid-kv-cache-manager", "--no-kv-unified",
+                            "--allow-long-context"})) {
     return fail_usage(out, err, json, *u);
   }
   if (flags.help) {
@@ -621,6 +646,15 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (flags.has("--engine")) in.engine = flags.values["--engine"];
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
   in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
+  in.allow_long_context = flags.has("--allow-long-context");
+  if (auto u = read_side_file(flags, "--weights-index", read_file, in.weights_index_json)) {
+    return fail_usage(out, err, json, *u);
+  }
+  std::string quantization;  // hf_quant_config.json or quantize_config.json beside config.json
+  if (auto u = read_side_file(flags, "--quantization-config", read_file, quantization)) {
+    return fail_usage(out, err, json, *u);
+  }
+  if (!quantization.empty()) in.overrides.emplace_back("quantization_config", quantization);
   uint64_t gpus = 1, tp = 1, pp = 1, parallel = 1, ubatch = 512;
   if (auto u = parse_counts(flags, {{"--max-model-len", &in.max_model_len, true},
                                     {"--block-size", &in.block_size_tokens, true},

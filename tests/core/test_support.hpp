@@ -14,18 +14,26 @@
 
 namespace kvscope::test {
 
-inline std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(KVSCOPE_TEST_DATA_DIR) + "/configs/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "missing fixture " << name;
+// A file under tests/data/ ("real-configs/qwen__qwen3.5-4b.json").
+inline std::string read_data(const std::string& path) {
+  std::ifstream in(std::string(KVSCOPE_TEST_DATA_DIR) + "/" + path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing test data " << path;
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
+inline std::string read_fixture(const std::string& name) { return read_data("configs/" + name); }
+
 inline ImportedModel import_ok(const std::string& json_text) {
   Result<ImportedModel> r = import_config(json_text);
   EXPECT_TRUE(r.ok) << r.error.message;
   return r.value;
+}
+
+// A real config.json copied verbatim into tests/data/real-configs/ (SOURCES.md says from where).
+inline ModelShape real_config(const std::string& name) {
+  return import_ok(read_data("real-configs/" + name)).shape;
 }
 
 inline ImportedModel import_fixture(const std::string& name) {

@@ -24,6 +24,10 @@ Result<std::string> apply_config_overrides(
     const std::string& config_json,
     const std::vector<std::pair<std::string, std::string>>& overrides);
 
+// The metadata.total_size of a model.safetensors.index.json: the bytes of every tensor of the
+// checkpoint. Errors name "weights_index".
+Result<uint64_t> read_weights_index(std::string_view json_text);
+
 // Parses config.json text. Never throws; errors name the field path ("text_config.head_dim").
 Result<ImportedModel> import_config(std::string_view json_text);
 

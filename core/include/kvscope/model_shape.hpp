@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvscope/weight_format.hpp"
@@ -73,12 +74,25 @@ struct MlaShape {
   uint32_t index_topk = 0;     // tokens each query attends to
 };
 
+// What config.json says about the longest sequence, as the engines read it.
+struct PositionLimits {
+  // max_position_embeddings and its aliases present in the config, in vLLM's order
+  // (vllm/config/model.py _get_and_verify_max_len possible_keys).
+  std::vector<std::pair<std::string, uint64_t>> keys;
+  uint64_t model_max_length = 0;
+  std::string rope_type;  // rope_scaling / rope_parameters type, normalized ("su" -> "longrope")
+  double rope_factor = 0;    // 0 = none given
+  bool rope_factor_float = false;  // written as a float (Python prints the product as 131072.0)
+  uint64_t original_max_position_embeddings = 0;  // in the rope block, or at the top level
+};
+
 struct ModelShape {
   std::string model_type;  // config.json model_type of the language model
   uint64_t hidden_size = 0;
   uint64_t intermediate_size = 0;  // dense MLP width
   uint64_t vocab_size = 0;
   uint64_t max_position_embeddings = 0;
+  PositionLimits positions;
   uint32_t num_attention_heads = 0;  // query heads
   uint32_t head_dim = 0;             // query/key head width of ordinary attention layers
   bool tie_word_embeddings = false;

@@ -9,6 +9,7 @@
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/config_import.hpp"
+#include "kvscope/context_limit.hpp"
 #include "kvscope/estimate.hpp"
 #include "kvscope/roofline.hpp"
 #include "kvscope/weights.hpp"
@@ -21,6 +22,7 @@ struct PlanInput {
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
   uint64_t weights_bytes = 0;            // fixes the weights (0 = from the parameter count)
+  std::string weights_index_json;        // a model.safetensors.index.json: its total_size is exact
   std::string gpu_id;                    // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;         // a card of this total memory
   uint64_t kv_memory_bytes = 0;          // the engine's KV budget itself (vLLM --kv-cache-memory)
@@ -43,6 +45,8 @@ struct PlanInput {
   double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
   uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
   uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
+  bool allow_long_context = false;  // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 /
+                                    // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
   bool kv_unified = true;      // llama.cpp: one cache shared by the sequences (llama-server)
   std::string v_dtype;         // llama.cpp --cache-type-v; empty = the KV dtype
   std::string prompt_lengths;  // a length distribution ("uniform:512-8192", ...); empty = none
@@ -85,6 +89,7 @@ struct PlanReport {
   WeightStorage weights;            // how the weights are stored (the checkpoint's, or --weight-dtype)
   std::string weights_source;       // how weights_bytes was obtained, one sentence
   uint64_t checkpoint_weights_bytes = 0;  // every tensor of the checkpoint (draft layers included)
+  uint64_t computed_checkpoint_weights_bytes = 0;  // kvscope's own figure when an index gave it
   WeightBytes gpu_weights;          // one GPU of the tightest stage, per module class and format
   uint64_t weights_bytes = 0;       // per GPU of the tightest stage
   // Budget per GPU (vLLM: requested = memory x utilization; pool = requested - weights - activation
@@ -101,6 +106,8 @@ struct PlanReport {
   uint64_t num_blocks = 0;
   uint64_t kv_pool_tokens = 0;  // the engine's own figure ("GPU KV cache size")
   uint64_t max_model_len = 0;
+  ContextLimit context_limit;          // the longest sequence the engine accepts for the model
+  bool context_limit_exceeded = false;  // max_model_len is past it
   uint64_t kv_bytes_needed = 0;  // one max_model_len request, as the engine counts it
   double max_concurrency = 0;    // requests of max_model_len tokens, as the engine computes it
   uint64_t max_context = 0;      // longest single sequence the pool holds
