@@ -45,6 +45,7 @@ class Importer {
     read_layer_types();
     read_moe();
     read_draft_layers();
+    read_ssm_state_dtype();
     read_dtype();
     if (r_.failed()) return Result<ModelShape>::failure(r_.error());
     return Result<ModelShape>::success(std::move(shape_));
@@ -295,12 +296,13 @@ class Importer {
     return shifted % static_cast<int64_t>(index_freq_) == 0;
   }
 
-  LayerSpec recurrent_layer(StateKind kind) {
+  LayerSpec recurrent_layer(StateKind kind, ConfigReader* fields = nullptr) {
     LayerSpec s;
     s.attention = AttentionKind::kNone;
     s.state = kind;
-    const MixerSize m = recurrent_mixer(kind);
-    s.state_values = m.state_values;
+    const MixerSize m = recurrent_mixer(kind, fields);
+    s.state_values = m.conv_values + m.ssm_values;
+    s.ssm_state_values = m.ssm_values;
     s.mixer_params = m.params;
     return s;
   }
@@ -311,20 +313,22 @@ class Importer {
     const LayerSpec m = recurrent_layer(kind);
     s.state = m.state;
     s.state_values = m.state_values;
+    s.ssm_state_values = m.ssm_state_values;
     s.mixer_params = m.mixer_params;
     return s;
   }
 
   struct MixerSize {
-    uint64_t state_values = 0;  // per sequence: conv + temporal state
-    uint64_t params = 0;        // weights of the mixer's projections, convolution and gates
+    uint64_t conv_values = 0;  // per sequence: the convolution's last kernel-1 inputs
+    uint64_t ssm_values = 0;   // per sequence: the temporal (SSM / delta-rule) state
+    uint64_t params = 0;       // weights of the mixer's projections, convolution and gates
   };
 
   // State shapes follow vLLM's MambaStateShapeCalculator (vllm/model_executor/layers/mamba/
   // mamba_utils.py); parameter counts follow the transformers modules (MambaMixer, Mamba2Mixer,
   // Qwen3NextGatedDeltaNet, MiniMaxLightningAttention, Lfm2ShortConv), biases of projections
   // omitted.
-  MixerSize recurrent_mixer(StateKind kind) {
+  MixerSize recurrent_mixer(StateKind kind, ConfigReader* fields) {
     if (r_.failed()) return {};
     const uint64_t hidden = shape_.hidden_size;
     switch (kind) {
@@ -343,7 +347,7 @@ class Importer {
         } else if (r_.has("time_step_rank") && r_.config()["time_step_rank"].is_number()) {
           dt_rank = r_.require_count({"time_step_rank"}, 1, kMaxWidth);
         }
-        return {d_inner * (d_conv - 1) + d_inner * d_state,
+        return {d_inner * (d_conv - 1), d_inner * d_state,
                 hidden * 2 * d_inner + d_inner * (d_conv + 1) + d_inner * (dt_rank + 2 * d_state) +
                     (dt_rank + 1) * d_inner + d_inner * d_state + d_inner + d_inner * hidden};
       }
@@ -351,14 +355,19 @@ class Importer {
         const uint64_t d_state =
             r_.require_count({"ssm_state_size", "mamba_d_state", "state_size"}, 1, kMaxHeadDim);
         const uint64_t d_conv = r_.require_count({"conv_kernel", "mamba_d_conv"}, 1, 1024);
-        const uint64_t n_heads =
-            r_.require_count({"mamba_num_heads", "mamba_n_heads"}, 1, kMaxHeads);
-        const uint64_t head = r_.require_count({"mamba_head_dim", "mamba_d_head"}, 1, kMaxHeadDim);
+        // A pure Mamba2Config names its mixer's heads num_heads and head_dim.
+        const bool pure = type() == "mamba2";
+        const uint64_t n_heads = pure ? heads_
+                                      : r_.require_count({"mamba_num_heads", "mamba_n_heads"}, 1,
+                                                         kMaxHeads);
+        const uint64_t head =
+            pure ? shape_.head_dim
+                 : r_.require_count({"mamba_head_dim", "mamba_d_head"}, 1, kMaxHeadDim);
         const uint64_t groups = r_.require_count({"n_groups", "mamba_n_groups"}, 1, kMaxHeads);
         uint64_t d_inner = n_heads * head;
         if (auto ssm = r_.count("mamba_d_ssm", 1, kMaxWidth)) d_inner = *ssm;
         const uint64_t conv_dim = d_inner + 2 * groups * d_state;
-        return {conv_dim * (d_conv - 1) + n_heads * head * d_state,
+        return {conv_dim * (d_conv - 1), n_heads * head * d_state,
                 hidden * (d_inner + conv_dim + n_heads) + conv_dim * (d_conv + 1) + 3 * n_heads +
                     d_inner + d_inner * hidden};
       }
@@ -370,17 +379,35 @@ class Importer {
         const uint64_t d_conv = r_.require_count({"linear_conv_kernel_dim"}, 1, 1024);
         const uint64_t key_dim = k_heads * k_dim, value_dim = v_heads * v_dim;
         const uint64_t conv_dim = 2 * key_dim + value_dim;
-        return {conv_dim * (d_conv - 1) + v_heads * k_dim * v_dim,
+        return {conv_dim * (d_conv - 1), v_heads * k_dim * v_dim,
                 hidden * (2 * key_dim + 2 * value_dim) + hidden * 2 * v_heads + conv_dim * d_conv +
                     2 * v_heads + v_dim + value_dim * hidden};
       }
       case StateKind::kLinearAttention: {
         const uint64_t width = heads_ * shape_.head_dim;
-        return {heads_ * shape_.head_dim * shape_.head_dim, 5 * hidden * width + width};
+        return {0, heads_ * shape_.head_dim * shape_.head_dim, 5 * hidden * width + width};
       }
       case StateKind::kShortConv: {
         const uint64_t kernel = r_.require_count({"conv_L_cache"}, 2, 1024);
-        return {hidden * (kernel - 1), 3 * hidden * hidden + hidden * kernel + hidden * hidden};
+        return {hidden * (kernel - 1), 0,
+                3 * hidden * hidden + hidden * kernel + hidden * hidden};
+      }
+      case StateKind::kKimiDelta: {
+        // Kimi Delta Attention (linear_attn_config): q, k, v short convolutions and a
+        // head_dim x head_dim state per head; q/k/v/o projections, low-rank forget and output
+        // gates (head_dim wide), and a beta per head.
+        ConfigReader& f = fields != nullptr ? *fields : r_;
+        const uint64_t heads = f.require_count({"num_heads"}, 1, kMaxHeads);
+        const uint64_t dim = f.require_count({"head_dim"}, 1, kMaxHeadDim);
+        const uint64_t kernel = f.require_count({"short_conv_kernel_size"}, 1, 1024);
+        if (f.failed() && &f != &r_) {
+          const Error& e = f.error();
+          r_.fail_at(e.code.c_str(), e.field, e.message.substr(e.field.size() + 2));
+        }
+        const uint64_t width = heads * dim;
+        return {3 * width * (kernel - 1), heads * dim * dim,
+                4 * hidden * width + 2 * (hidden * dim + dim * width) + hidden * heads +
+                    3 * width * kernel};
       }
       case StateKind::kNone:
         return {};
@@ -433,12 +460,98 @@ class Importer {
       for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
         shape_.layers[i] = attention_and_recurrent_layer(i, StateKind::kMamba2);
       }
+    } else if (is_one_of(type(), {"mamba", "falcon_mamba", "mamba2"})) {  // attention-free
+      for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+        shape_.layers[i] = recurrent_layer(mamba_kind());
+        shape_.layers[i].mlp = MlpKind::kNone;  // the mixer is the whole block
+      }
+    } else if (r_.has("hybrid_layer_pattern")) {
+      read_hybrid_layer_pattern();
+    } else if (r_.has("linear_attn_config")) {
+      read_linear_attn_config();
     } else if (r_.has("attention_chunk_size") || type() == "llama4_text") {
       read_chunked();
     } else {
       read_sliding_pattern();
     }
+    read_global_attention_dims();
     read_shared_kv_layers();
+  }
+
+  // MiMo-V2: hybrid_layer_pattern[i] == 1 marks a sliding-window layer with its own KV heads and
+  // K / V head sizes (swa_*), 0 a full-attention layer (vllm/model_executor/models/mimo_v2_flash.py).
+  void read_hybrid_layer_pattern() {
+    const json* list = r_.layer_list("hybrid_layer_pattern", layers_);
+    if (list == nullptr) return;
+    const uint64_t window =
+        r_.first_count({"sliding_window_size", "sliding_window"}, 1, kMaxTokens).value_or(0);
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      auto t = r_.to_count((*list)[i], "hybrid_layer_pattern[" + std::to_string(i) + "]", 0, 1);
+      if (!t) return;
+      if (*t == 0) {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+        continue;
+      }
+      if (window == 0) {
+        r_.fail(kMissingField, "sliding_window",
+                "missing, but hybrid_layer_pattern marks sliding-window layers");
+        return;
+      }
+      LayerSpec l = attention_layer(i, AttentionKind::kSlidingWindow, window);
+      l.kv_heads = static_cast<uint32_t>(
+          r_.count("swa_num_key_value_heads", 1, kMaxHeads).value_or(l.kv_heads));
+      l.k_head_dim =
+          static_cast<uint32_t>(r_.count("swa_head_dim", 1, kMaxHeadDim).value_or(l.k_head_dim));
+      l.v_head_dim = static_cast<uint32_t>(
+          r_.count("swa_v_head_dim", 1, kMaxHeadDim).value_or(l.v_head_dim));
+      shape_.layers[i] = l;
+    }
+  }
+
+  // Kimi Linear: linear_attn_config lists the (1-based) full-attention MLA layers and the Kimi
+  // Delta Attention layers, whose state is a gated-delta-rule state per head.
+  void read_linear_attn_config() {
+    const json& c = r_.config()["linear_attn_config"];
+    if (!c.is_object()) {
+      r_.fail(kInvalidValue, "linear_attn_config", "expected an object, got " + describe(c));
+      return;
+    }
+    ConfigReader lin(c, r_.path("linear_attn_config."), "", r_.assumptions());
+    for (size_t i = 0; i < layers_; ++i) shape_.layers[i] = recurrent_layer(StateKind::kKimiDelta, &lin);
+    const json* full = lin.lookup("full_attn_layers");
+    if (full == nullptr || !full->is_array()) {
+      lin.fail(kMissingField, "full_attn_layers", "expected the list of full-attention layers");
+    }
+    for (size_t k = 0; full != nullptr && full->is_array() && k < full->size() && !lin.failed(); ++k) {
+      auto layer = lin.to_count((*full)[k], "full_attn_layers[" + std::to_string(k) + "]", 1,
+                                layers_);
+      if (!layer) break;
+      const size_t at = static_cast<size_t>(*layer - 1);  // bounded by layers_
+      shape_.layers[at] = attention_layer(at, AttentionKind::kFull, 0);
+    }
+    if (lin.failed()) {
+      const Error& e = lin.error();
+      r_.fail_at(e.code.c_str(), e.field, e.message.substr(e.field.size() + 2));
+      return;
+    }
+    r_.assume(r_.path("linear_attn_config.full_attn_layers") +
+              " counts layers from 1, as Kimi's modeling code does");
+  }
+
+  // Gemma 4: full-attention layers have their own head size (global_head_dim) and, with
+  // attention_k_eq_v, their own KV heads (num_global_key_value_heads) and no v_proj: V is the K
+  // projection, still cached twice by vLLM (vllm/model_executor/models/gemma4.py).
+  void read_global_attention_dims() {
+    if (r_.failed() || !r_.has("global_head_dim")) return;
+    const uint64_t dim = r_.require_count({"global_head_dim"}, 1, kMaxHeadDim);
+    const bool k_eq_v = r_.flag("attention_k_eq_v").value_or(false);
+    const auto heads = r_.count("num_global_key_value_heads", 1, kMaxHeads);
+    for (LayerSpec& l : shape_.layers) {
+      if (l.attention != AttentionKind::kFull) continue;
+      l.k_head_dim = l.v_head_dim = static_cast<uint32_t>(dim);
+      if (k_eq_v && heads) l.kv_heads = static_cast<uint32_t>(*heads);
+      l.k_eq_v = k_eq_v;
+    }
   }
 
   void read_layer_types_list() {
@@ -680,6 +793,10 @@ class Importer {
   }
 
   bool is_moe_layer(size_t i) {
+    if (const json* per_layer = r_.lookup("moe_layer_freq");
+        per_layer != nullptr && per_layer->is_array()) {  // MiMo-V2: one 0/1 entry per layer
+      return i < per_layer->size() && (*per_layer)[i].is_number() && (*per_layer)[i] != 0;
+    }
     if (auto first_dense = r_.count("first_k_dense_replace", 0, kMaxLayers)) {  // DeepSeek
       const uint64_t freq = r_.count("moe_layer_freq", 1, kMaxLayers).value_or(1);
       return i >= *first_dense && i % freq == 0;
@@ -697,6 +814,26 @@ class Importer {
       return i % *period == r_.count("expert_layer_offset", 0, kMaxLayers).value_or(0);
     }
     return true;
+  }
+
+  // The SSM state dtype a hybrid's config asks for (Qwen3.5 mamba_ssm_dtype, Nemotron-3
+  // mamba_ssm_cache_dtype); the convolution state stays in the state dtype.
+  void read_ssm_state_dtype() {
+    if (r_.failed()) return;
+    for (const char* key : {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"}) {
+      const std::optional<std::string> v = r_.has(key) ? r_.text(key) : std::nullopt;
+      if (!v || *v == "auto") continue;
+      const Result<Dtype> d = dtype_from_torch_dtype(*v, r_.path(key));
+      if (!d.ok) {
+        r_.fail_at(d.error.code.c_str(), d.error.field,
+                   d.error.message.substr(d.error.field.size() + 2));
+        return;
+      }
+      shape_.ssm_state_dtype = d.value.name;
+      r_.assume(r_.path(key) + " " + *v + ": SSM state in " + d.value.name +
+                " where the engine follows the config");
+      return;
+    }
   }
 
   // Checkpoint dtype from torch_dtype (or transformers' newer `dtype`), in the language-model

@@ -87,21 +87,25 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   // then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
   // vllm/model_executor/models/config.py).
   uint64_t mamba_page = 0, attention_per_token = 0;
+  const Result<Dtype> ssm = ssm_state_dtype(shape, r.estimate.state_dtype);
+  if (!ssm.ok) return R::failure(ssm.error);
   for (const LayerSpec& l : shape.layers) {
-    const Result<uint64_t> state =
-        row_bytes(r.estimate.state_dtype, l.state_values, 1, "state_dtype");
+    const Result<uint64_t> state = recurrent_state_bytes(l, r.estimate.state_dtype, ssm.value);
     if (!state.ok) return R::failure(state.error);
     mamba_page = std::max(mamba_page, state.value);
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
     if (!per_token.ok) return R::failure(per_token.error);
     attention_per_token = std::max(attention_per_token, per_token.value);
   }
-  if (mamba_page > 0 && attention_per_token == 0) {
-    return R::failure(
-        make_error(kUnsupported, "engine", "vllm: attention-free models are not modelled yet"));
-  }
   uint64_t bs = r.block_size_tokens;
-  if (mamba_page > 0) {
+  if (mamba_page > 0 && attention_per_token == 0) {
+    // Attention-free (Mamba, Mamba-2): one unpadded state page per request, the "block" spanning
+    // max_model_len (MambaSpec without prefix caching).
+    bs = r.max_model_len;
+    r.block_size_tokens = bs;
+    r.notes.push_back("attention-free: one recurrent state of " + format_gib(mamba_page) +
+                      " per layer per request; the pool holds states, not tokens");
+  } else if (mamba_page > 0) {
     const uint64_t needed = 16 * ceil_div(mamba_page, 16 * attention_per_token);
     if (bs < needed) {
       bs = needed;
@@ -130,7 +134,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
       make_error(kOutOfRange, "block_size", "one block's bytes exceed 2^64-1");
   for (const LayerSpec& l : shape.layers) {
     if (l.state != StateKind::kNone) {
-      const CheckedU64 padded = CheckedU64(bs) * attention_per_token;
+      const CheckedU64 padded =
+          attention_per_token == 0 ? CheckedU64(mamba_page) : CheckedU64(bs) * attention_per_token;
       if (padded.overflowed()) return R::failure(page_too_large);
       add_layer(VllmType{AttentionKind::kNone, 0, padded.value(), 1});
     }

@@ -66,6 +66,11 @@ Result<EstimateReport> estimate(const EstimateInput& in) {
                                       has_state ? out.assumptions : state_notes);
   if (!state.ok) return R::failure(state.error);
   out.state_dtype = state.value;
+  if (in.ssm_state_dtype != "auto" && !in.ssm_state_dtype.empty()) {
+    const Result<Dtype> ssm = parse_dtype(in.ssm_state_dtype, DtypeUse::kKv, "ssm_state_dtype");
+    if (!ssm.ok) return R::failure(ssm.error);
+    out.shape.ssm_state_dtype = ssm.value.name;
+  }
 
   out.workload =
       KvWorkload{in.context_tokens, in.batch, in.block_size_tokens, in.shared_prefix_tokens};

@@ -43,6 +43,23 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
   return Result<uint64_t>::success(k.value + v.value + indexer_bytes_per_token(layer));
 }
 
+Result<Dtype> ssm_state_dtype(const ModelShape& shape, const Dtype& state) {
+  if (shape.ssm_state_dtype.empty()) return Result<Dtype>::success(state);
+  return parse_dtype(shape.ssm_state_dtype, DtypeUse::kKv, "ssm_state_dtype");
+}
+
+Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state, const Dtype& ssm) {
+  const uint64_t temporal_values = std::min(layer.ssm_state_values, layer.state_values);
+  const Result<uint64_t> conv =
+      row_bytes(state, layer.state_values - temporal_values, 1, "state_dtype");
+  if (!conv.ok) return conv;
+  const Result<uint64_t> temporal = row_bytes(ssm, temporal_values, 1, "ssm_state_dtype");
+  if (!temporal.ok) return temporal;
+  const CheckedU64 total = CheckedU64(conv.value) + temporal.value;
+  if (total.overflowed()) return overflow("state_dtype", "recurrent state");
+  return Result<uint64_t>::success(total.value());
+}
+
 Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype& state) {
   using R = Result<KvLayout>;
   for (size_t i = 0; i < shape.layers.size();
@@ -59,6 +76,8 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
           make_error(kInvalidValue, at() + ".window_tokens", "must be at least 1 token"));
     }
   }
+  const Result<Dtype> ssm = ssm_state_dtype(shape, state);
+  if (!ssm.ok) return R::failure(ssm.error);
   KvLayout out;
   std::vector<LayerGroup> layer_groups = group_layers(shape);
   out.groups.reserve(layer_groups.size());
@@ -68,7 +87,7 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
     const uint64_t layers = group.layer_indices.size();
     const Result<uint64_t> per_layer = kv_bytes_per_token_per_layer(spec, kv);
     if (!per_layer.ok) return R::failure(per_layer.error);
-    const Result<uint64_t> state_layer = row_bytes(state, spec.state_values, 1, "state_dtype");
+    const Result<uint64_t> state_layer = recurrent_state_bytes(spec, state, ssm.value);
     if (!state_layer.ok) return R::failure(state_layer.error);
     g.kv_bytes_per_token_per_layer = per_layer.value;
     const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;

@@ -56,6 +56,8 @@ const char* state_kind_name(StateKind kind) {
       return "linear_attention";
     case StateKind::kShortConv:
       return "short_conv";
+    case StateKind::kKimiDelta:
+      return "kimi_delta";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 // Sharding of a model shape over tensor- and pipeline-parallel ranks.
 #include "kvscope/parallelism.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "kvscope/checked_math.hpp"
@@ -47,6 +48,7 @@ Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t ra
       l.kv_heads = l.kv_heads >= tp ? l.kv_heads / tp : 1;
     }
     l.state_values = ceil_div(l.state_values, tp);
+    l.ssm_state_values = std::min(l.state_values, ceil_div(l.ssm_state_values, tp));
     l.mixer_params = ceil_div(l.mixer_params, tp);
   }
   return R::success(std::move(out));

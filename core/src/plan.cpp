@@ -2,6 +2,8 @@
 // each pipeline stage's GPU (engine_*.cpp) and combines the stages.
 #include "kvscope/plan.hpp"
 
+#include <algorithm>
+
 #include "engine_profiles.hpp"
 #include "kvscope/context_limit.hpp"
 #include "kvscope/parallelism.hpp"
@@ -154,6 +156,35 @@ Result<WorkloadCapacity> workload_on(const PlanInput& in, const PlanReport& r,
                         r.block_size_tokens};
   return workload_capacity(gpu_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.kv_pool_bytes,
                            w);
+}
+
+// The SSM state dtype the engine picks when the user does not: vLLM follows the config only
+// through per-model hooks (vllm/model_executor/models/config.py: NemotronH defaults to float32,
+// Qwen3.5 takes mamba_ssm_dtype; other models keep the state dtype); llama.cpp keeps every
+// recurrent state in f32 (llama_memory_recurrent). True when it changed the shape.
+bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
+  ModelShape& shape = r.estimate.shape;
+  const std::string before = shape.ssm_state_dtype;
+  if (in.model.ssm_state_dtype != "auto" && !in.model.ssm_state_dtype.empty()) return false;
+  const bool recurrent = std::any_of(shape.layers.begin(), shape.layers.end(),
+                                     [](const LayerSpec& l) { return l.ssm_state_values != 0; });
+  if (!recurrent) return false;
+  if (in.engine == "vllm") {
+    const std::string& t = shape.model_type;
+    if (t == "nemotron_h") {
+      if (shape.ssm_state_dtype.empty()) shape.ssm_state_dtype = "fp32";
+    } else if (t.rfind("qwen3_5", 0) != 0) {
+      shape.ssm_state_dtype.clear();
+    }
+  } else if (in.engine == "llama.cpp") {
+    shape.ssm_state_dtype = "fp32";
+  }
+  if (shape.ssm_state_dtype == before) return false;
+  r.notes.push_back("SSM state in " +
+                    (shape.ssm_state_dtype.empty() ? r.estimate.state_dtype.name
+                                                   : shape.ssm_state_dtype) +
+                    ": " + in.engine + "'s choice for " + shape.model_type);
+  return true;
 }
 
 // A max_model_len past the engine's derived limit: vLLM and SGLang refuse it at start-up (before
@@ -329,7 +360,9 @@ Result<PlanState> plan_state(const PlanInput& in) {
   const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&
                                r.estimate.workload.context_tokens != r.max_model_len;
   if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
-  if (context_follows || r.block_size_tokens != r.estimate.workload.block_size_tokens) {
+  const bool ssm_changed = engine_ssm_state_dtype(in, r);
+  if (context_follows || ssm_changed ||
+      r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
         estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);

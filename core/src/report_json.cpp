@@ -135,6 +135,8 @@ static ordered_json estimate_json(const EstimateReport& r) {
       {"config", r.model_id.empty() ? ordered_json(r.source) : ordered_json(nullptr)},
       {"kv_dtype", r.kv_dtype.name},
       {"state_dtype", r.state_dtype.name},
+      {"ssm_state_dtype",
+       r.shape.ssm_state_dtype.empty() ? r.state_dtype.name : r.shape.ssm_state_dtype},
       {"context_tokens", w.context_tokens},
       {"batch", w.batch},
       {"block_size_tokens", optional_count(w.block_size_tokens != 0, w.block_size_tokens)},

@@ -146,11 +146,13 @@ class Inventory {
       }
     } else if (l.attention != AttentionKind::kNone) {
       const ModuleClass a = ModuleClass::kAttention;
-      add(i, draft, attn + "q_proj", a, true, heads * s_.head_dim, hidden);
+      add(i, draft, attn + "q_proj", a, true, heads * l.k_head_dim, hidden);  // q as wide as k
       add(i, draft, attn + "k_proj", a, true, uint64_t{l.kv_heads} * l.k_head_dim, hidden, 1,
           l.kv_heads);
-      add(i, draft, attn + "v_proj", a, true, uint64_t{l.kv_heads} * l.v_head_dim, hidden, 1,
-          l.kv_heads);
+      if (!l.k_eq_v) {
+        add(i, draft, attn + "v_proj", a, true, uint64_t{l.kv_heads} * l.v_head_dim, hidden, 1,
+            l.kv_heads);
+      }
       add(i, draft, attn + "o_proj", a, true, hidden, heads * l.v_head_dim);
     }
     if (l.mixer_params != 0) {  // projections, convolution and gates as one hidden-wide matrix

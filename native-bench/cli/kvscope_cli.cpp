@@ -32,7 +32,7 @@ const char* const kUsage =
     "\n"
     "commands:\n"
     "  estimate (--model ID | --config FILE) [--kv-dtype T] [--context N] [--batch N]\n"
-    "           [--block-size N] [--shared-prefix N] [--state-dtype T]\n"
+    "           [--block-size N] [--shared-prefix N] [--state-dtype T] [--ssm-state-dtype T]\n"
     "           [--prompt-tokens P --output-tokens G] [--json]\n"
     "      KV-cache bytes per token, per sequence and for the batch, per layer group.\n"
     "      --context defaults to the model's max_position_embeddings; N accepts 128k = 131072.\n"
@@ -53,6 +53,7 @@ const char* const kUsage =
     "       [--cudagraph-bytes SIZE] [--overhead SIZE] [--context N] [--batch N] [--set "
     "FIELD=VALUE ...] [--json]\n"
     "       [--weights-index FILE] [--quantization-config FILE] [--allow-long-context]\n"
+    "       [--state-dtype T] [--ssm-state-dtype T]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
     "      --weights-index: the checkpoint's model.safetensors.index.json (its total_size is "
@@ -298,6 +299,7 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"block_size", "--block-size"},
       {"kv_dtype", "--kv-dtype"},
       {"state_dtype", "--state-dtype"},
+      {"ssm_state_dtype", "--ssm-state-dtype"},
       {"shared_prefix", "--shared-prefix"},
       {"prompt_tokens", "--prompt-tokens"},
       {"output_tokens", "--output-tokens"},
@@ -359,8 +361,12 @@ void print_report(const EstimateReport& r, std::ostream& out) {
   }
   out << "\n";
   if (r.kv.state_bytes_per_sequence != 0) {
+    const std::string& ssm = r.shape.ssm_state_dtype;
     out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence) << " per sequence ("
-        << r.state_dtype.name << ", constant in context)\n";
+        << (ssm.empty() || ssm == r.state_dtype.name
+                ? r.state_dtype.name
+                : "convolution " + r.state_dtype.name + ", SSM " + ssm)
+        << ", constant in context)\n";
   }
   out << "\nLayer groups:\n";
   out << "  " << pad("kind", 18) << pad("layers", 8) << pad("kv heads", 10) << pad("K/V dim", 10)
@@ -405,8 +411,9 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
                  const FileReader& read_file) {
   Flags flags;
   const std::vector<std::string> value_flags = {
-      "--model", "--config",     "--kv-dtype",      "--state-dtype",   "--context",
-      "--batch", "--block-size", "--shared-prefix", "--prompt-tokens", "--output-tokens"};
+      "--model",         "--config",        "--kv-dtype",      "--state-dtype",
+      "--ssm-state-dtype", "--context",     "--batch",         "--block-size",
+      "--shared-prefix", "--prompt-tokens", "--output-tokens"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags)) return fail_usage(out, err, json, *u);
   if (flags.help) {
@@ -417,6 +424,8 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (auto u = read_model_source(flags, read_file, in)) return fail_usage(out, err, json, *u);
   if (flags.values.count("--kv-dtype")) in.kv_dtype = flags.values["--kv-dtype"];
   if (flags.values.count("--state-dtype")) in.state_dtype = flags.values["--state-dtype"];
+  if (flags.values.count("--ssm-state-dtype"))
+    in.ssm_state_dtype = flags.values["--ssm-state-dtype"];
   in.batch = 1;
   if (auto u = parse_counts(flags, {{"--context", &in.context_tokens, true},
                                     {"--batch", &in.batch, true},
@@ -625,7 +634,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--shared-prefix",
                                           "--prompt-tokens",
                                           "--weights-index",
-                                          "--quantization-config"};
+                                          "--quantization-config",
+                                          "--state-dtype",
+                                          "--ssm-state-dtype"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
@@ -642,6 +653,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   PlanInput in;
   if (auto u = read_model_source(flags, read_file, in.model)) return fail_usage(out, err, json, *u);
   if (flags.has("--kv-dtype")) in.model.kv_dtype = flags.values["--kv-dtype"];
+  if (flags.has("--state-dtype")) in.model.state_dtype = flags.values["--state-dtype"];
+  if (flags.has("--ssm-state-dtype")) in.model.ssm_state_dtype = flags.values["--ssm-state-dtype"];
   if (flags.has("--weight-dtype")) in.weight_dtype = flags.values["--weight-dtype"];
   if (flags.has("--engine")) in.engine = flags.values["--engine"];
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];

@@ -199,13 +199,19 @@ TEST(Plan, Float32CheckpointsLoadInFloat16) {
 TEST(Plan, VllmRaisesTheBlockForMambaHybrids) {
   PlanInput in = fixture("nemotron_h_pattern.json");
   in.gpu_id = "h100-sxm-80gb";
+  // vLLM keeps NemotronH's SSM state in float32 (its per-model default): a Mamba-2 state of
+  // 10,240 x 3 convolution values in bf16 and 128 x 64 x 128 SSM values in fp32 is 4,255,744
+  // bytes; an attention page of 16 tokens is 65,536 bytes, so the block grows to 16 x 65.
   const PlanReport p = plan_ok(in);
-  EXPECT_EQ(p.block_size_tokens, 528u);
+  EXPECT_EQ(p.estimate.shape.ssm_state_dtype, "fp32");
+  EXPECT_EQ(p.block_size_tokens, 1040u);
   EXPECT_TRUE(p.starts);
   // 4 Mamba layers and 1 attention layer: groups of 1 layer, 5 groups; one state per request.
-  const uint64_t page = 528u * 4096;
+  const uint64_t page = 1040u * 4096;
   EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / page);
-  EXPECT_EQ(p.kv_pool_tokens, p.num_blocks / 5 * 528);
+  EXPECT_EQ(p.kv_pool_tokens, p.num_blocks / 5 * 1040);
+  in.model.ssm_state_dtype = "bf16";  // --mamba-ssm-cache-dtype bfloat16: 2,158,592 bytes
+  EXPECT_EQ(plan_ok(in).block_size_tokens, 528u);
   in.model.kv_dtype = "fp8";
   EXPECT_EQ(plan_ok(in).block_size_tokens, 1056u);
   PlanInput jamba = catalogue("jamba-v0.1");

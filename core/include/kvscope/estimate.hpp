@@ -18,7 +18,9 @@ struct EstimateInput {
   std::string config_json;        // text of a config.json
   std::string config_name;        // where config_json came from (shown, not read)
   std::string kv_dtype = "auto";  // "auto" = the model's dtype, as vLLM's kv_cache_dtype=auto
-  std::string state_dtype = "auto";
+  std::string state_dtype = "auto";      // recurrent state (and its convolution part)
+  std::string ssm_state_dtype = "auto";  // the SSM part: "auto" = the config's mamba_ssm_dtype
+                                         // (or, in plan, the engine's per-model default)
   uint64_t context_tokens = 0;  // 0 = the model's max_position_embeddings
   uint64_t batch = 1;
   uint64_t block_size_tokens = 0;  // 0 = unpaged

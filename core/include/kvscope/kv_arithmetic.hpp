@@ -53,6 +53,13 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,
                                               const Dtype& v_dtype);
 
+// The dtype a shape keeps its SSM state in: its ssm_state_dtype, else `state`.
+Result<Dtype> ssm_state_dtype(const ModelShape& shape, const Dtype& state);
+
+// Bytes of one layer's recurrent state for one sequence: the convolution state in `state`, the
+// temporal state in `ssm`.
+Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state, const Dtype& ssm);
+
 // Everything above for a model, a KV dtype, a recurrent-state dtype and a workload.
 Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
                                const KvWorkload& workload);

@@ -22,7 +22,15 @@ enum class AttentionKind {
 };
 
 // What recurrent state, if any, a layer keeps per sequence (constant in context).
-enum class StateKind { kNone, kMamba, kMamba2, kGatedDeltaNet, kLinearAttention, kShortConv };
+enum class StateKind {
+  kNone,
+  kMamba,
+  kMamba2,
+  kGatedDeltaNet,
+  kLinearAttention,
+  kShortConv,
+  kKimiDelta,
+};
 
 enum class MlpKind { kDense, kMoe, kNone };
 
@@ -33,11 +41,13 @@ struct LayerSpec {
   uint32_t v_head_dim = 0;     // V values per head (0 for MLA: the latent serves both)
   uint64_t window_tokens = 0;  // W for sliding, C for chunked, else 0
   StateKind state = StateKind::kNone;
-  uint64_t state_values = 0;  // recurrent state values per sequence (conv + ssm)
+  uint64_t state_values = 0;      // recurrent state values per sequence (conv + ssm)
+  uint64_t ssm_state_values = 0;  // of which the temporal (SSM) state, kept in the ssm dtype
   uint64_t mixer_params = 0;  // weights of the recurrent mixer (attention weights follow from dims)
   // DeepSeek sparse attention (V3.2, GLM-5): the lightning indexer's own K cache beside the MLA
   // latent, index_head_dim fp8 values and one fp32 scale per 128 of them per token.
   uint32_t indexer_head_dim = 0;
+  bool k_eq_v = false;  // V is the K projection (Gemma 4 attention_k_eq_v): no v_proj weights
   MlpKind mlp = MlpKind::kDense;
 
   bool keeps_tokens() const {
@@ -51,7 +61,8 @@ struct LayerSpec {
   bool same_cache_layout(const LayerSpec& o) const {
     return attention == o.attention && kv_heads == o.kv_heads && k_head_dim == o.k_head_dim &&
            v_head_dim == o.v_head_dim && window_tokens == o.window_tokens && state == o.state &&
-           state_values == o.state_values && indexer_head_dim == o.indexer_head_dim;
+           state_values == o.state_values && ssm_state_values == o.ssm_state_values &&
+           indexer_head_dim == o.indexer_head_dim;
   }
 };
 
@@ -100,6 +111,9 @@ struct ModelShape {
   bool learned_position_embeddings =
       false;                          // GPT-2-style position table of max_position_embeddings
   std::string torch_dtype = "bf16";  // compute dtype from config.json (what "auto" KV follows)
+  // The dtype of the recurrent layers' temporal (SSM) state when it is not the state dtype:
+  // config.json's mamba_ssm_dtype, or an engine's default ("fp32"); empty = the state dtype.
+  std::string ssm_state_dtype;
   MoeShape moe;
   MlaShape mla;                   // all zero unless the model uses MLA
   std::vector<LayerSpec> layers;  // one entry per decoder layer, in order

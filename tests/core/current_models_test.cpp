@@ -1,0 +1,160 @@
+// The cache kinds of current models, each from its real config.json (tests/data/real-configs/,
+// sources in SOURCES.md): sparse-attention indexers, two head sizes and shared KV, different K and
+// V head sizes, linear-attention hybrids with fp32 SSM state, attention-free Mamba.
+#include <gtest/gtest.h>
+
+#include "kvscope/kv_arithmetic.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+using test::real_config;
+
+uint64_t per_token(const ModelShape& s, const std::string& kv) {
+  const Dtype d = test::kv_dtype(kv);
+  const Result<KvEstimate> e = estimate_kv(s, d, test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
+  EXPECT_TRUE(e.ok) << e.error.message;
+  return e.value.kv_bytes_per_token;
+}
+
+size_t count(const ModelShape& s, AttentionKind kind) {
+  size_t n = 0;
+  for (const LayerSpec& l : s.layers) n += l.attention == kind ? 1 : 0;
+  return n;
+}
+
+// DeepSeek sparse attention: beside each layer's 576-value MLA latent, the indexer keeps 128 fp8
+// keys and one fp32 scale per token, whatever the KV dtype (vLLM DeepseekV32IndexerCache).
+TEST(CurrentModels, DeepSeekV32IndexerCache) {
+  const ModelShape s = real_config("deepseek-ai__deepseek-v3.2.json");
+  EXPECT_EQ(count(s, AttentionKind::kMla), 61u);
+  EXPECT_EQ(s.layers[0].indexer_head_dim, 128u);
+  EXPECT_EQ(per_token(s, "bf16"), 61u * (576 * 2 + 132));
+  EXPECT_EQ(per_token(s, "fp8"), 61u * (576 + 132));
+  ASSERT_EQ(s.draft_layers.size(), 1u);  // the MTP layer, with its own indexer
+  EXPECT_EQ(s.draft_layers[0].indexer_head_dim, 128u);
+}
+
+TEST(CurrentModels, Glm5SparseAttention) {
+  const ModelShape s = real_config("zai-org__glm-5.1.json");
+  EXPECT_EQ(s.model_type, "glm_moe_dsa");
+  EXPECT_EQ(count(s, AttentionKind::kMla), 78u);
+  EXPECT_EQ(per_token(s, "bf16"), 78u * (576 * 2 + 132));
+}
+
+// Gemma 4 31B: sliding layers 16 KV heads x 256, full layers 4 KV heads x 512 (global_head_dim,
+// num_global_key_value_heads) with attention_k_eq_v: no v_proj, V still cached.
+TEST(CurrentModels, Gemma4TwoHeadSizes) {
+  const ModelShape s = real_config("google__gemma-4-31b-it.transformers-repr.json");
+  ASSERT_EQ(s.layers.size(), 60u);
+  EXPECT_EQ(count(s, AttentionKind::kFull), 10u);
+  const LayerSpec& full = s.layers[5];
+  EXPECT_EQ(full.attention, AttentionKind::kFull);
+  EXPECT_EQ(full.kv_heads, 4u);
+  EXPECT_EQ(full.k_head_dim, 512u);
+  EXPECT_TRUE(full.k_eq_v);
+  EXPECT_EQ(s.layers[0].kv_heads, 16u);
+  EXPECT_EQ(s.layers[0].k_head_dim, 256u);
+  EXPECT_EQ(per_token(s, "bf16"), 10u * 2 * 4 * 512 * 2 + 50u * 2 * 16 * 256 * 2);
+  // The full layers' weights have no v_proj.
+  for (const WeightTensor& t : weight_tensors(s).value) {
+    if (t.name.find("v_proj") != std::string::npos) {
+      EXPECT_EQ(s.layers[t.first_layer].attention, AttentionKind::kSlidingWindow) << t.name;
+    }
+  }
+}
+
+// Gemma 4 E4B: the last 18 of 42 layers read earlier layers' caches (num_kv_shared_layers).
+TEST(CurrentModels, Gemma4SharedKvLayers) {
+  const ModelShape s =
+      real_config("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
+  ASSERT_EQ(s.layers.size(), 42u);
+  EXPECT_EQ(count(s, AttentionKind::kShared), 18u);
+  size_t full = 0, sliding = 0;
+  for (size_t i = 0; i < 24; ++i) {
+    full += s.layers[i].attention == AttentionKind::kFull ? 1 : 0;
+    sliding += s.layers[i].attention == AttentionKind::kSlidingWindow ? 1 : 0;
+  }
+  EXPECT_EQ(full, 4u);
+  EXPECT_EQ(sliding, 20u);
+  EXPECT_EQ(per_token(s, "bf16"), 4u * 2 * 2 * 512 * 2 + 20u * 2 * 2 * 256 * 2);
+}
+
+// MiMo-V2: full layers 4 KV heads, sliding layers 8 (swa_*), K 192 and V 128 wide.
+TEST(CurrentModels, MimoV2DifferentKAndVHeadSizes) {
+  const ModelShape s = real_config("xiaomimimo__mimo-v2.5.json");
+  EXPECT_EQ(count(s, AttentionKind::kFull), 9u);
+  EXPECT_EQ(count(s, AttentionKind::kSlidingWindow), 39u);
+  const LayerSpec& full = s.layers[0];
+  EXPECT_EQ(full.kv_heads, 4u);
+  EXPECT_EQ(full.k_head_dim, 192u);
+  EXPECT_EQ(full.v_head_dim, 128u);
+  const LayerSpec& swa = s.layers[1];
+  EXPECT_EQ(swa.kv_heads, 8u);
+  EXPECT_EQ(swa.window_tokens, 128u);
+  EXPECT_EQ(per_token(s, "bf16"), 9u * 4 * (192 + 128) * 2 + 39u * 8 * (192 + 128) * 2);
+  EXPECT_EQ(s.layers[0].mlp, MlpKind::kDense);  // moe_layer_freq[0] == 0
+  EXPECT_EQ(s.layers[1].mlp, MlpKind::kMoe);
+}
+
+// Kimi Linear: 7 MLA layers (1-based 4, 8, ..., 27) among Kimi Delta Attention layers.
+TEST(CurrentModels, KimiLinearLayers) {
+  const ModelShape s = real_config("moonshotai__kimi-linear-48b-a3b-instruct.json");
+  EXPECT_EQ(count(s, AttentionKind::kMla), 7u);
+  EXPECT_EQ(s.layers[3].attention, AttentionKind::kMla);
+  EXPECT_EQ(s.layers[26].attention, AttentionKind::kMla);
+  EXPECT_EQ(s.layers[0].state, StateKind::kKimiDelta);
+  // q, k, v short convolutions (3 x 4096 x 3) and a 128 x 128 state for each of 32 heads.
+  EXPECT_EQ(s.layers[0].state_values, 3u * 4096 * 3 + 32u * 128 * 128);
+}
+
+// Qwen3.5 keeps its Gated DeltaNet state in fp32 (mamba_ssm_dtype), the convolution in bf16.
+TEST(CurrentModels, Qwen35SsmStateInFp32) {
+  const ModelShape s = real_config("qwen__qwen3.5-4b.json");
+  EXPECT_EQ(s.ssm_state_dtype, "fp32");
+  const LayerSpec& gdn = s.layers[0];
+  ASSERT_EQ(gdn.state, StateKind::kGatedDeltaNet);
+  const uint64_t conv = (2 * 16 * 128 + 32 * 128) * 3, ssm = 32u * 128 * 128;
+  EXPECT_EQ(gdn.state_values, conv + ssm);
+  EXPECT_EQ(gdn.ssm_state_values, ssm);
+  const Result<KvEstimate> e =
+      estimate_kv(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.value.state_bytes_per_sequence, 24 * (conv * 2 + ssm * 4));
+}
+
+// Under vLLM, Qwen3-Next has no per-model hook: its state stays bf16; NemotronH defaults to fp32.
+TEST(CurrentModels, VllmSsmDtypePerModel) {
+  PlanInput next;
+  next.model.config_json = test::read_data("real-configs/qwen__qwen3-next-80b-a3b-instruct.json");
+  next.gpu_id = "h200-sxm-141gb";
+  next.max_model_len = 32768;
+  EXPECT_TRUE(test::plan_ok(next).estimate.shape.ssm_state_dtype.empty());
+  PlanInput nemotron;
+  nemotron.model.config_json =
+      test::read_data("real-configs/nvidia__nvidia-nemotron-3-nano-30b-a3b.json");
+  nemotron.gpu_id = "h200-sxm-141gb";
+  nemotron.max_model_len = 32768;
+  EXPECT_EQ(test::plan_ok(nemotron).estimate.shape.ssm_state_dtype, "fp32");
+}
+
+// A Mamba-2 config as transformers writes it, with Python's bare Infinity: attention-free, 64
+// layers of (conv 5,376 x 3 + SSM 80 x 64 x 128) state values; vLLM holds one state per request.
+TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
+  const ModelShape s = real_config("state-spaces__mamba2-2.7b.mlx-swift-fixture.json");
+  ASSERT_EQ(s.layers.size(), 64u);
+  EXPECT_EQ(count(s, AttentionKind::kNone), 64u);
+  EXPECT_EQ(s.layers[0].state_values, 5376u * 3 + 80u * 64 * 128);
+  PlanInput in;
+  in.model.config_json =
+      test::read_data("real-configs/state-spaces__mamba2-2.7b.mlx-swift-fixture.json");
+  in.gpu_id = "l4";
+  in.max_model_len = 8192;
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_TRUE(p.starts);
+  EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / (64 * 1342976) * 1);  // states of 64 layers
+}
+
+}  // namespace
+}  // namespace kvscope
