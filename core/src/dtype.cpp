@@ -42,6 +42,9 @@ constexpr DtypeRow kDtypes[] = {
      "1 byte per value + one fp32 scale per token per head (vLLM int8_per_token_head)"},
     {"fp8_per_token_head", "", 1, 8, 32, true, false, true, false,
      "1 byte per value + one fp32 scale per token per head (vLLM fp8_per_token_head)"},
+    {"fp8_ds_mla", "", 1, 8, 0, true, false, true, false,
+     "DeepSeek MLA only: 512 fp8 latent values + 4 fp32 scales + 64 bf16 rope = 656 bytes per "
+     "token (vLLM's FlashMLA-sparse layout, SGLang's NSA fp8)"},
     {"int4", "i4", 2, 8, 0, true, true, true, false, "half a byte per value, per-tensor scale"},
     {"nvfp4", "fp4", 16, 72, 0, true, true, true, false,
      "16 fp4 values (8 bytes) + one fp8 block scale = 9 bytes per 16 values"},

@@ -1,11 +1,14 @@
-// llama.cpp on one GPU: K and V tensors per layer sized by the context, not by a memory budget
-// (src/llama-kv-cache.cpp llama_kv_cache constructor, src/llama-kv-cache-iswa.cpp,
-// src/llama-context.cpp n_ctx padding; shared/docs/engine-formulas.md §3).
+// llama.cpp: K and V tensors per layer sized by the context, not by a memory budget, on the device
+// that holds the layer (src/llama-kv-cache.cpp llama_kv_cache constructor, src/llama-kv-cache-iswa.cpp,
+// src/llama-context.cpp n_ctx padding, src/llama-model.cpp load_hparams (which architectures get
+// sliding-window layers) and load_tensors (which device each layer goes to);
+// shared/docs/engine-formulas.md §3).
 #include <algorithm>
 #include <cstdio>
 
 #include "engine_profiles.hpp"
 #include "kvscope/units.hpp"
+#include "kvscope/weights.hpp"
 
 namespace kvscope::engines {
 namespace {
@@ -14,6 +17,20 @@ constexpr uint64_t kContextPad = 256;  // llama-context.cpp: n_ctx = GGML_PAD(n_
 
 // `n` rounded up to a multiple of `to`; overflowed when that passes 2^64-1.
 CheckedU64 pad(uint64_t n, uint64_t to) { return CheckedU64(ceil_div(n, to)) * to; }
+
+// Architectures whose load_hparams gives sliding-window layers (set_swa_pattern / a per-layer
+// pattern), by the Hugging Face model_type they convert from. Everything else keeps full caches
+// whatever config.json says: Mistral-7B-v0.1 converts to LLM_ARCH_LLAMA (no n_swa read), Phi-3
+// reads n_swa and then disables SWA ("Phi SWA is currently disabled"), Qwen2 ignores
+// use_sliding_window.
+bool llamacpp_windows(const std::string& model_type) {
+  static const char* const kSwaArchitectures[] = {
+      "gemma2",  "gemma3",      "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
+      "gemma4_text", "cohere2", "gpt_oss",     "llama4",  "llama4_text",  "olmo2",
+      "olmo3",   "exaone4",     "mimo_v2",     "mimo_v2_flash", "smallthinker"};
+  return std::any_of(std::begin(kSwaArchitectures), std::end(kSwaArchitectures),
+                     [&](const char* a) { return model_type == a; });
+}
 
 // Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
 // stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
@@ -28,86 +45,239 @@ Result<uint64_t> too_large(const char* field, const char* what) {
       make_error(kOutOfRange, field, std::string(what) + " exceed 2^64-1"));
 }
 
-// K + V buffer bytes for `n_ctx` requested context cells.
-Result<uint64_t> buffer_bytes(const ModelShape& shape, const Dtype& k, const Dtype& v,
-                              const Dtype& state, uint64_t n_ctx, const PlanInput& in) {
+// The K and V widths llama.cpp gives one layer: an MLA layer keeps its latent (kv_lora_rank +
+// rope) as K and, since PR #19067, no V; builds before it also kept a kv_lora_rank V, and GGUFs
+// converted before PR #12801 store per-head K and V (llama-model.cpp n_embd_head_k_mla).
+LayerSpec llamacpp_layer(const LayerSpec& l, const ModelShape& shape, const PlanInput& in) {
+  LayerSpec out = l;
+  if (l.attention == AttentionKind::kMla) {
+    out.attention = AttentionKind::kFull;
+    if (in.legacy_mla_gguf) {
+      out.kv_heads = shape.num_attention_heads;
+      out.k_head_dim = shape.mla.qk_nope_head_dim + shape.mla.qk_rope_head_dim;
+      out.v_head_dim = shape.mla.v_head_dim;
+    } else {
+      out.v_head_dim = in.mla_v_cache ? shape.mla.kv_lora_rank : 0;
+    }
+    out.indexer_head_dim = 0;  // llama.cpp has no DeepSeek sparse-attention indexer
+  }
+  if (out.windowed() && (!llamacpp_windows(shape.model_type) || in.swa_full)) {
+    out.attention = AttentionKind::kFull;
+    out.window_tokens = 0;
+  }
+  return out;
+}
+
+// One layer's buffers: K + V cells (llama_kv_cache), R + S states (llama_memory_recurrent).
+struct LayerBuffers {
+  uint64_t kv = 0;
+  uint64_t state = 0;
+};
+
+// The buffers of each layer for `n_ctx` requested context cells.
+Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const Dtype& k,
+                                                const Dtype& v, uint64_t n_ctx,
+                                                const PlanInput& in) {
+  using R = Result<std::vector<LayerBuffers>>;
   const uint64_t n_seq = in.parallel;
   const CheckedU64 stream = stream_cells(n_ctx, in);
-  if (stream.overflowed()) return too_large("context", "context cells");
+  if (stream.overflowed()) return R::failure(too_large("context", "context cells").error);
   const uint64_t cells = stream.value();
   const uint64_t streams = in.kv_unified ? 1 : n_seq;
-  CheckedU64 total;
-  for (const LayerSpec& l : shape.layers) {
+  std::vector<LayerBuffers> out;
+  out.reserve(shape.layers.size());
+  for (const LayerSpec& spec : shape.layers) {
+    const LayerSpec l = llamacpp_layer(spec, shape, in);
     const Result<uint64_t> per_cell = kv_bytes_per_token_per_layer(l, k, v);
-    if (!per_cell.ok) return per_cell;
+    if (!per_cell.ok) return R::failure(per_cell.error);
     uint64_t layer_cells = cells;
-    if (l.windowed()) {  // iSWA: min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch)
+    if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), 256)
       const CheckedU64 swa_cells =
           CheckedU64(l.window_tokens) * (in.kv_unified ? n_seq : 1) + in.ubatch;
-      if (!swa_cells.overflowed()) layer_cells = std::min(cells, swa_cells.value());
+      if (!swa_cells.overflowed()) {
+        layer_cells = pad(std::min(cells, swa_cells.value()), kContextPad).value();
+      }
     }
-    total += CheckedU64(per_cell.value) * layer_cells * streams;
-    // llama_memory_recurrent: one R and S state per sequence, stored in f32.
-    total += CheckedU64(l.state_values) * (state.block_bits / 8) * n_seq;
+    // llama_memory_recurrent: one R and S state per sequence, in f32.
+    const CheckedU64 kv = CheckedU64(per_cell.value) * layer_cells * streams;
+    const CheckedU64 state = CheckedU64(l.state_values) * 4 * n_seq;
+    if (kv.overflowed() || state.overflowed() || (kv + state).overflowed())
+      return R::failure(too_large("context", "KV buffer bytes").error);
+    out.push_back(LayerBuffers{kv.value(), state.value()});
   }
+  return R::success(std::move(out));
+}
+
+Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
+  CheckedU64 total;
+  for (const LayerBuffers& b : layers) total += CheckedU64(b.kv) + b.state;
   if (total.overflowed()) return too_large("context", "KV buffer bytes");
   return Result<uint64_t>::success(total.value());
+}
+
+// The device of each layer and of the output layer (index n_layer), -1 for the CPU
+// (llama_model::load_tensors): the last n_gpu_layers go to the GPUs, split at the cumulative
+// --tensor-split fractions; since PR #18148 the output layer is offloaded first.
+std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devices) {
+  std::vector<double> split = in.tensor_split;
+  if (split.empty()) split.assign(devices, 1.0);  // equal cards split by their (equal) memory
+  double total = 0;
+  for (double s : split) total += s;
+  std::vector<double> cumulative;
+  double running = 0;
+  for (double s : split) cumulative.push_back((running += s) / total);
+  const size_t with_output = n_layer + 1;
+  const size_t ngl = static_cast<size_t>(std::min<uint64_t>(in.n_gpu_layers, with_output));
+  const size_t first_gpu = in.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0)
+                                                : with_output - ngl;
+  const size_t active = ngl;
+  std::vector<int> out(with_output, -1);
+  for (size_t il = 0; il < with_output; ++il) {
+    if (il < first_gpu || il - first_gpu >= active) continue;
+    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(active);
+    for (size_t d = 0; d < cumulative.size(); ++d) {
+      if (cumulative[d] > at) {
+        out[il] = static_cast<int>(d);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
-  if (shape.mla.kv_lora_rank != 0) {
-    return R::failure(
-        make_error(kUnsupported, "engine", "llama.cpp: MLA caches are not modelled yet"));
-  }
   if (in.parallel == 0)
     return R::failure(make_error(kInvalidValue, "parallel", "must be at least 1"));
+  constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
+  if (in.gpus > kMaxDevices) {
+    return R::failure(make_error(kOutOfRange, "gpus",
+                                 "llama.cpp splits one server over at most 64 devices"));
+  }
+  const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
+  if (!in.tensor_split.empty() && in.tensor_split.size() != devices) {
+    return R::failure(make_error(kInvalidValue, "tensor_split",
+                                 std::to_string(in.tensor_split.size()) + " fractions for " +
+                                     std::to_string(devices) + " GPUs (--gpus)"));
+  }
+  for (double s : in.tensor_split) {
+    if (!(s >= 0 && s <= 1e12)) {
+      return R::failure(make_error(kInvalidValue, "tensor_split", "fractions must be 0 or more"));
+    }
+  }
   const Result<Dtype> v = in.v_dtype.empty() ? Result<Dtype>::success(r.estimate.kv_dtype)
                                              : parse_dtype(in.v_dtype, DtypeUse::kKv, "v_dtype");
   if (!v.ok) return R::failure(v.error);
-  const Dtype f32 = parse_dtype("fp32", DtypeUse::kKv, "state_dtype").value;
   const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
-  const Result<uint64_t> buffers =
-      buffer_bytes(shape, r.estimate.kv_dtype, v.value, f32, n_ctx, in);
+  const Result<std::vector<LayerBuffers>> buffers =
+      layer_buffers(shape, r.estimate.kv_dtype, v.value, n_ctx, in);
   if (!buffers.ok) return R::failure(buffers.error);
-  r.max_model_len = stream_cells(n_ctx, in).value();  // buffer_bytes checked it fits
+  const Result<uint64_t> total_buffers = sum(buffers.value);
+  if (!total_buffers.ok) return R::failure(total_buffers.error);
+  r.max_model_len = stream_cells(n_ctx, in).value();  // layer_buffers checked it fits
   const CheckedU64 pool_tokens = CheckedU64(r.max_model_len) * (in.kv_unified ? 1 : in.parallel);
   if (pool_tokens.overflowed()) return R::failure(too_large("parallel", "KV cells").error);
   // What it allocates is the pool; a sequence may use up to n_ctx_seq cells of it.
-  r.kv_pool_bytes = buffers.value;
-  r.kv_bytes_needed = buffers.value;
+  r.kv_pool_bytes = total_buffers.value;
+  r.kv_bytes_needed = total_buffers.value;
   r.kv_pool_tokens = pool_tokens.value();
   r.max_concurrency = static_cast<double>(in.parallel);
   r.block_size_tokens = 0;
-  if (!r.kv_memory_given) {
-    r.requested_bytes = r.gpu_memory_bytes;
-    const CheckedU64 loaded = CheckedU64(r.weights_bytes) + in.overhead_bytes;
-    const uint64_t free = left_after(r.gpu_memory_bytes, loaded);
-    // Weights past the card do not load, even for a model without a KV cache.
-    r.starts =
-        !loaded.overflowed() && loaded.value() <= r.gpu_memory_bytes && buffers.value <= free;
-    auto fits = [&](uint64_t ctx) {
-      const Result<uint64_t> b = buffer_bytes(shape, r.estimate.kv_dtype, v.value, f32, ctx, in);
-      return b.ok && b.value <= free;
-    };
-    r.max_context = largest_fitting(kContextPad, kMaxSearchTokens, fits);
-    r.max_model_len_that_fits = r.max_context / kContextPad * kContextPad;
-    if (!r.starts) {
-      r.startup_error =
-          "the K and V buffers (" + format_gib(buffers.value) +
-          ") do not fit beside the weights (" + format_gib(r.weights_bytes) + ") on " +
-          format_gib(r.gpu_memory_bytes) +
-          ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
+
+  // Each layer's weights and K/V on its device; the token embedding stays on the CPU.
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
+  if (!tensors.ok) return R::failure(tensors.error);
+  const Result<LayerWeightBytes> weights =
+      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
+  if (!weights.ok) return R::failure(weights.error);
+  const std::vector<int> placement = layer_devices(shape.layers.size(), in, devices);
+  std::vector<DeviceBuffers> on(devices + 1);  // the GPUs, then the CPU
+  for (size_t d = 0; d < devices; ++d) on[d].device = "CUDA" + std::to_string(d);
+  on[devices].device = "CPU";
+  on[devices].weights_bytes = weights.value.embedding;
+  for (size_t il = 0; il <= shape.layers.size(); ++il) {
+    const int d = placement[il];
+    DeviceBuffers& b = on[d < 0 ? devices : static_cast<size_t>(d)];
+    if (il == shape.layers.size()) {
+      b.output_layer = true;
+      b.weights_bytes += weights.value.output;
+      continue;
     }
-  } else {
-    r.starts = buffers.value <= r.kv_pool_bytes;
+    if (b.layer_count == 0) b.first_layer = static_cast<uint32_t>(il);
+    ++b.layer_count;
+    b.weights_bytes += weights.value.per_layer[il];
+    // -nkvo keeps every layer's K/V in host memory.
+    DeviceBuffers& kv = in.kv_offload ? b : on[devices];
+    kv.kv_bytes += buffers.value[il].kv;
+    kv.state_bytes += buffers.value[il].state;
+  }
+  // Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed
+  // ones are.
+  CheckedU64 computed = CheckedU64(weights.value.embedding) + weights.value.output;
+  for (uint64_t b : weights.value.per_layer) computed += b;
+  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes) {
+    const double scale =
+        static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
+    for (DeviceBuffers& b : on)
+      b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
+  }
+  bool fits = true;
+  for (size_t d = 0; d < devices; ++d) {
+    DeviceBuffers& b = on[d];
+    b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
+    const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
+    const CheckedU64 used = r.kv_memory_given ? buffers_here
+                                              : buffers_here + b.weights_bytes +
+                                                    (d == 0 ? in.overhead_bytes : 0);
+    b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
+    fits = fits && b.fits;
+  }
+  r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
+  for (size_t d = 0; d < devices; ++d) r.weights_bytes = std::max(r.weights_bytes, on[d].weights_bytes);
+  r.devices = on;
+  if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
+  r.starts = fits;
+  // The longest context whose buffers fit beside each device's weights.
+  auto fits_at = [&](uint64_t ctx) {
+    const Result<std::vector<LayerBuffers>> b =
+        layer_buffers(shape, r.estimate.kv_dtype, v.value, ctx, in);
+    if (!b.ok) return false;
+    std::vector<CheckedU64> per_device(devices + 1);
+    for (size_t il = 0; il < b.value.size(); ++il) {
+      const int d = in.kv_offload ? placement[il] : -1;
+      per_device[d < 0 ? devices : static_cast<size_t>(d)] +=
+          CheckedU64(b.value[il].kv) + b.value[il].state;
+    }
+    for (size_t d = 0; d < devices; ++d) {
+      const CheckedU64 used = (r.kv_memory_given ? CheckedU64(0) : CheckedU64(on[d].weights_bytes)) +
+                              per_device[d] + (d == 0 ? in.overhead_bytes : 0);
+      if (used.overflowed() || used.value() > on[d].memory_bytes) return false;
+    }
+    return true;
+  };
+  r.max_context = largest_fitting(kContextPad, kMaxSearchTokens, fits_at);
+  r.max_model_len_that_fits = r.max_context / kContextPad * kContextPad;
+  if (!r.starts) {
+    r.startup_error =
+        "the K and V buffers (" + format_gib(total_buffers.value) +
+        ") do not fit beside the weights on " +
+        (devices > 1 ? std::to_string(devices) + " GPUs of " : std::string()) +
+        format_gib(r.gpu_memory_bytes) +
+        ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
   }
   r.notes.push_back(
       "llama.cpp: n_ctx padded to 256 cells, " +
       std::string(in.kv_unified ? "one unified cache for " : "one stream per sequence for ") +
       std::to_string(in.parallel) + " sequences; compute buffers not included");
+  if (!llamacpp_windows(shape.model_type) &&
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.windowed(); })) {
+    r.notes.push_back("llama.cpp gives " + shape.model_type +
+                      " no sliding-window cache (src/llama-model.cpp load_hparams): every layer "
+                      "keeps the full context");
+  }
   return R::success(std::move(r));
 }
 

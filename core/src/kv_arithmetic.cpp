@@ -36,6 +36,20 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,
                                               const Dtype& v_dtype) {
   if (!layer.keeps_tokens()) return Result<uint64_t>::success(0);
+  if (k_dtype.name == "fp8_ds_mla") {
+    // vLLM kv_cache_interface.py MLAAttentionSpec (cache_dtype_str "fp8_ds_mla"): the latent in
+    // fp8 with an fp32 scale per 128 values, the 64 rope values in bf16 (qk_rope_head_dim 64).
+    constexpr uint32_t kRope = 64;
+    if (layer.attention != AttentionKind::kMla || layer.k_head_dim <= kRope ||
+        (layer.k_head_dim - kRope) % 128 != 0) {
+      return Result<uint64_t>::failure(make_error(
+          kInvalidValue, "kv_dtype",
+          "fp8_ds_mla is DeepSeek MLA's layout (a latent of 128-value blocks and 64 rope values)"));
+    }
+    const uint64_t latent = layer.k_head_dim - kRope;
+    return Result<uint64_t>::success(latent + latent / 128 * 4 + kRope * 2 +
+                                     indexer_bytes_per_token(layer));
+  }
   const Result<uint64_t> k = head_rows_bytes(k_dtype, layer.kv_heads, layer.k_head_dim);
   if (!k.ok) return k;
   const Result<uint64_t> v = head_rows_bytes(v_dtype, layer.kv_heads, layer.v_head_dim);

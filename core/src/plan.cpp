@@ -187,6 +187,19 @@ bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
   return true;
 }
 
+// DeepSeek sparse attention with an fp8 cache: vLLM's FlashMLA-sparse backend stores the latent
+// as fp8_ds_mla (vllm/model_executor/layers/attention/mla_attention.py), SGLang's NSA backend the
+// same 656-byte row (model_runner_kv_cache_mixin.py). True when it changed the dtype.
+bool engine_sparse_mla_layout(const PlanInput& in, PlanReport& r) {
+  const ModelShape& shape = r.estimate.shape;
+  if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
+  if (in.engine != "vllm" && in.engine != "sglang") return false;
+  r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
+  r.notes.push_back(in.engine + " stores a sparse-attention MLA cache in fp8 as fp8_ds_mla: 656 "
+                                "bytes per token per layer (fp8 latent, fp32 scales, bf16 rope)");
+  return true;
+}
+
 // A max_model_len past the engine's derived limit: vLLM and SGLang refuse it at start-up (before
 // any memory is sized) unless their override is set; llama.cpp only warns.
 void check_context_limit(const PlanInput& in, PlanReport& r) {
@@ -254,6 +267,12 @@ Result<PlanReport> validate(const PlanInput& in) {
     return R::failure(
         make_error(kMissingField, "gpu",
                    "give exactly one of a GPU id, a GPU memory size or a KV memory size"));
+  }
+  if (in.engine == "llama.cpp" && (in.tensor_parallel > 1 || in.pipeline_parallel > 1)) {
+    return R::failure(make_error(
+        kInvalidValue, in.tensor_parallel > 1 ? "tp" : "pp",
+        "llama.cpp splits layers over devices (-sm layer): give --gpus N and --tensor-split, "
+        "not --tp / --pp"));
   }
   if (in.tensor_parallel == 0)
     return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
@@ -361,7 +380,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
                                r.estimate.workload.context_tokens != r.max_model_len;
   if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
   const bool ssm_changed = engine_ssm_state_dtype(in, r);
-  if (context_follows || ssm_changed ||
+  const bool kv_changed = engine_sparse_mla_layout(in, r);
+  if (context_follows || ssm_changed || kv_changed ||
       r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
@@ -374,7 +394,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
   r.tensor_parallel = in.tensor_parallel;
   r.pipeline_parallel = in.pipeline_parallel;
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
-  r.data_parallel = in.gpus == 0 ? 1 : in.gpus / per_replica;
+  // llama.cpp's GPUs are one server's devices, not replicas.
+  r.data_parallel = in.gpus == 0 || in.engine == "llama.cpp" ? 1 : in.gpus / per_replica;
   PlanReport tightest;
   size_t tightest_rank = 0;
   CheckedU64 replica_weights, replica_pool;  // every GPU of one replica

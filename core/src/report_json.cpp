@@ -263,6 +263,19 @@ std::string plan_to_json(const PlanReport& p) {
   j["totals"] = ordered_json{{"weights_bytes", p.total_weights_bytes},
                              {"kv_pool_bytes", p.total_kv_pool_bytes},
                              {"max_concurrency", p.total_max_concurrency}};
+  ordered_json devices = ordered_json::array();
+  for (const DeviceBuffers& d : p.devices) {
+    devices.push_back(ordered_json{{"device", d.device},
+                                   {"first_layer", d.first_layer},
+                                   {"layer_count", d.layer_count},
+                                   {"output_layer", d.output_layer},
+                                   {"weights_bytes", d.weights_bytes},
+                                   {"kv_bytes", d.kv_bytes},
+                                   {"state_bytes", d.state_bytes},
+                                   {"memory_bytes", d.memory_bytes},
+                                   {"fits", d.fits}});
+  }
+  j["devices"] = std::move(devices);
   j["roofline"] = roofline_json(p.roofline);
   if (p.has_workload) {
     const WorkloadCapacity& w = p.workload;

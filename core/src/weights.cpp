@@ -386,4 +386,37 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
   return R::success(std::move(out));
 }
 
+Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& tensors,
+                                            const WeightStorage& storage, size_t layer_count) {
+  using R = Result<LayerWeightBytes>;
+  LayerWeightBytes out;
+  out.per_layer.assign(layer_count, 0);
+  CheckedU64 before, after;
+  std::vector<CheckedU64> layers(layer_count);
+  for (const WeightTensor& t : tensors) {
+    if (t.draft || t.tied) continue;
+    const uint32_t count = std::max<uint32_t>(1, t.layer_count);
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t layer = t.first_layer + k;
+      const Result<uint64_t> bytes =
+          matrix_bytes(format_of(storage, t, layer), t.rows, t.cols, t.copies);
+      if (!bytes.ok) return R::failure(bytes.error);
+      if (t.layer_count == 0) {
+        (t.before_layers ? before : after) += bytes.value;
+      } else if (layer < layer_count) {
+        layers[layer] += bytes.value;
+      }
+    }
+  }
+  for (size_t i = 0; i < layer_count; ++i) {
+    if (layers[i].overflowed()) return R::failure(make_error(kOutOfRange, "weight_dtype", "weight bytes exceed 2^64-1"));
+    out.per_layer[i] = layers[i].value();
+  }
+  if (before.overflowed() || after.overflowed())
+    return R::failure(make_error(kOutOfRange, "weight_dtype", "weight bytes exceed 2^64-1"));
+  out.embedding = before.value();
+  out.output = after.value();
+  return R::success(std::move(out));
+}
+
 }  // namespace kvscope

@@ -54,6 +54,8 @@ const char* const kUsage =
     "FIELD=VALUE ...] [--json]\n"
     "       [--weights-index FILE] [--quantization-config FILE] [--allow-long-context]\n"
     "       [--state-dtype T] [--ssm-state-dtype T]\n"
+    "       llama.cpp: [--n-gpu-layers N] [--tensor-split A,B,...] [--swa-full] [--no-kv-offload]\n"
+    "                  [--mla-v-cache] [--legacy-mla-gguf] [--output-layer-last]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
     "starts.\n"
     "      --weights-index: the checkpoint's model.safetensors.index.json (its total_size is "
@@ -262,6 +264,27 @@ std::optional<UsageError> parse_number(const Flags& flags, const std::string& fl
     return UsageError{flag, "expected a number such as 0.9, got " + quote_user_text(it->second)};
   }
   out = value;
+  return std::nullopt;
+}
+
+// --tensor-split: comma-separated proportions, "3,1" or "0.6,0.4" (llama.cpp -ts).
+std::optional<UsageError> parse_split(const Flags& flags, std::vector<double>& out) {
+  const auto it = flags.values.find("--tensor-split");
+  if (it == flags.values.end()) return std::nullopt;
+  const std::string& text = it->second;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    char* end = nullptr;
+    const double value = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !std::isfinite(value) || value < 0 ||
+        out.size() >= 64) {
+      return UsageError{"--tensor-split",
+                        "expected proportions such as 3,1 (at most 64), got " + quote_user_text(text)};
+    }
+    out.push_back(value);
+    start = comma + 1;
+  }
   return std::nullopt;
 }
 
@@ -636,14 +659,17 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--weights-index",
                                           "--quantization-config",
                                           "--state-dtype",
-                                          "--ssm-state-dtype"};
+                                          "--ssm-state-dtype",
+                                          "--n-gpu-layers",
+                                          "--tensor-split"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags,
                            {"--disable-hybrid-kv-cache-manager", "--no-kv-unified",
-                            "--allow-long-context"})) {
+                            "--allow-long-context", "--swa-full", "--no-kv-offload",
+                            "--mla-v-cache", "--legacy-mla-gguf", "--output-layer-last"})) {
     return fail_usage(out, err, json, *u);
   }
   if (flags.help) {
@@ -680,7 +706,8 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                     {"--tp", &tp, true},
                                     {"--pp", &pp, true},
                                     {"--parallel", &parallel, true},
-                                    {"--ubatch", &ubatch, true}})) {
+                                    {"--ubatch", &ubatch, true},
+                                    {"--n-gpu-layers", &in.n_gpu_layers, false}})) {
     return fail_usage(out, err, json, *u);
   }
   const std::pair<const char*, uint64_t*> sizes[] = {
@@ -709,6 +736,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   in.parallel = parallel;
   in.ubatch = ubatch;
   in.kv_unified = !flags.has("--no-kv-unified");
+  in.swa_full = flags.has("--swa-full");
+  in.kv_offload = !flags.has("--no-kv-offload");
+  in.mla_v_cache = flags.has("--mla-v-cache");
+  in.legacy_mla_gguf = flags.has("--legacy-mla-gguf");
+  in.output_layer_last = flags.has("--output-layer-last");
+  if (auto u = parse_split(flags, in.tensor_split)) return fail_usage(out, err, json, *u);
   if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
   if (flags.has("--prompt-lengths")) in.prompt_lengths = flags.values["--prompt-lengths"];
   if (flags.has("--output-lengths")) in.output_lengths = flags.values["--output-lengths"];

@@ -175,5 +175,71 @@ TEST(Engines, SglangAndTensorRtHugeMaxModelLenIsOutOfRange) {
   }
 }
 
+
+// llama.cpp windows only the architectures its load_hparams gives sliding-window layers: Phi-3
+// reads n_swa and disables SWA, Mistral-7B-v0.1 converts to a llama GGUF without it. The issue's
+// figure: Phi-3-mini at -c 8192 is 3,072 MiB, not the 960 MiB a 2047-token window would give.
+TEST(Engines, LlamaCppWindowsOnlyItsSwaArchitectures) {
+  EXPECT_EQ(plan_ok(llamacpp("phi-3-mini-4k", 8192)).kv_pool_bytes, 3072 * kMiB);
+  EXPECT_EQ(plan_ok(llamacpp("mistral-7b-v0.1", 8192)).kv_pool_bytes, 1024 * kMiB);
+  // gpt-oss keeps its windows: 12 full layers at 8192 cells, 12 sliding at PAD(128 + 512, 256).
+  const uint64_t per_cell = 2 * 8 * 64 * 2;
+  EXPECT_EQ(plan_ok(llamacpp("gpt-oss-20b", 8192)).kv_pool_bytes,
+            (12 * 8192 + 12 * 768) * per_cell);
+  PlanInput full = llamacpp("gpt-oss-20b", 8192);
+  full.swa_full = true;
+  EXPECT_EQ(plan_ok(full).kv_pool_bytes, 24 * 8192 * per_cell);
+}
+
+// DeepSeek MLA under llama.cpp: the 576-wide latent as K and, in current builds, no V; builds
+// before PR #19067 kept a 512-wide V; GGUFs converted before PR #12801 keep per-head K and V.
+TEST(Engines, LlamaCppMlaLayouts) {
+  const uint64_t cells = 4096, layers = 61;
+  EXPECT_EQ(plan_ok(llamacpp("deepseek-v3", cells)).kv_pool_bytes, layers * cells * 576 * 2);
+  PlanInput with_v = llamacpp("deepseek-v3", cells);
+  with_v.mla_v_cache = true;
+  EXPECT_EQ(plan_ok(with_v).kv_pool_bytes, layers * cells * (576 + 512) * 2);
+  PlanInput legacy = llamacpp("deepseek-v3", cells);
+  legacy.legacy_mla_gguf = true;
+  EXPECT_EQ(plan_ok(legacy).kv_pool_bytes, 19520 * kMiB);  // the log's "KV self size"
+}
+
+// Layers split over devices as load_tensors does: cumulative -ts fractions, -ngl from the end,
+// the output layer offloaded first (PR #18148) or last (builds before it).
+TEST(Engines, LlamaCppKvBuffersPerDevice) {
+  PlanInput in = llamacpp("mistral-7b-v0.1", 768);
+  in.n_gpu_layers = 20;
+  in.output_layer_last = true;
+  const PlanReport old_rule = plan_ok(in);
+  ASSERT_EQ(old_rule.devices.size(), 2u);
+  EXPECT_EQ(old_rule.devices[0].first_layer, 12u);
+  EXPECT_EQ(old_rule.devices[0].kv_bytes, 60 * kMiB);
+  EXPECT_EQ(old_rule.devices[1].device, "CPU");
+  EXPECT_EQ(old_rule.devices[1].kv_bytes, 36 * kMiB);
+  EXPECT_TRUE(old_rule.devices[1].output_layer);
+  in.output_layer_last = false;  // now: the output layer and the last 19 layers
+  const PlanReport new_rule = plan_ok(in);
+  EXPECT_EQ(new_rule.devices[0].first_layer, 13u);
+  EXPECT_TRUE(new_rule.devices[0].output_layer);
+  EXPECT_EQ(new_rule.devices[0].kv_bytes, 57 * kMiB);
+  // Four devices split by free memory (the DeepSeek-V3-0324 log): 15, 12, 12 and 22 layers.
+  PlanInput split = llamacpp("deepseek-v3", 16384);
+  split.gpu_id = "rtx-a6000";
+  split.gpus = 4;
+  split.tensor_split = {29249, 23633, 23698, 48280};
+  split.mla_v_cache = true;
+  split.output_layer_last = true;
+  const PlanReport four = plan_ok(split);
+  ASSERT_EQ(four.devices.size(), 5u);
+  EXPECT_EQ(four.devices[0].layer_count, 15u);
+  EXPECT_EQ(four.devices[3].layer_count, 22u);
+  EXPECT_EQ(four.devices[3].kv_bytes, 748 * kMiB);
+  split.tensor_split = {1, 2};
+  EXPECT_EQ(plan(split).error.field, "tensor_split");
+  split.tensor_split.clear();
+  split.tensor_parallel = 2;
+  EXPECT_EQ(plan(split).error.field, "tp");
+}
+
 }  // namespace
 }  // namespace kvscope

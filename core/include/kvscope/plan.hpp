@@ -48,6 +48,13 @@ struct PlanInput {
   bool allow_long_context = false;  // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 /
                                     // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
   bool kv_unified = true;      // llama.cpp: one cache shared by the sequences (llama-server)
+  uint64_t n_gpu_layers = UINT64_MAX;  // llama.cpp -ngl (the output layer counts as one)
+  std::vector<double> tensor_split;    // llama.cpp -ts over `gpus` devices; empty = even
+  bool swa_full = false;               // llama.cpp --swa-full: sliding layers get full caches
+  bool kv_offload = true;              // llama.cpp: false = -nkvo, K/V in host memory
+  bool mla_v_cache = false;            // llama.cpp builds before PR #19067 kept an MLA V cache
+  bool legacy_mla_gguf = false;        // GGUFs converted before PR #12801: per-head MLA K/V
+  bool output_layer_last = false;      // builds before PR #18148: -ngl offloads layers first
   std::string v_dtype;         // llama.cpp --cache-type-v; empty = the KV dtype
   std::string prompt_lengths;  // a length distribution ("uniform:512-8192", ...); empty = none
   std::string output_lengths;  // both or neither
@@ -65,6 +72,19 @@ struct PlanRoofline {
   StepEstimate prefill;
   uint64_t kv_capped_batch = 0;  // the most sequences of context_tokens the KV pool holds
   StepEstimate decode_at_kv_cap;
+};
+
+// What one device holds when llama.cpp splits layers over devices (-sm layer).
+struct DeviceBuffers {
+  std::string device;  // "CUDA0", ..., "CPU"
+  uint32_t first_layer = 0;
+  uint32_t layer_count = 0;
+  bool output_layer = false;
+  uint64_t weights_bytes = 0;
+  uint64_t kv_bytes = 0;      // K/V buffers ("KV buffer size")
+  uint64_t state_bytes = 0;   // recurrent R/S buffers ("RS buffer size")
+  uint64_t memory_bytes = 0;  // the device's memory (0 for the CPU)
+  bool fits = true;
 };
 
 // One pipeline stage as one of its GPUs sees it.
@@ -124,6 +144,7 @@ struct PlanReport {
   uint64_t total_weights_bytes = 0;
   uint64_t total_kv_pool_bytes = 0;
   double total_max_concurrency = 0;  // x data-parallel replicas
+  std::vector<DeviceBuffers> devices;  // llama.cpp: per device (the CPU last), else empty
   PlanRoofline roofline;
   bool has_workload = false;  // prompt and output length distributions were given
   WorkloadCapacity workload;

@@ -84,4 +84,14 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
 Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
                                  const WeightStorage& storage, uint32_t tp = 1);
 
+// Bytes of each decoder layer's tensors (draft layers excluded), and of what comes before (the
+// embedding) and after them (final norm and head): how llama.cpp places a model over devices.
+struct LayerWeightBytes {
+  std::vector<uint64_t> per_layer;
+  uint64_t embedding = 0;
+  uint64_t output = 0;
+};
+Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& tensors,
+                                            const WeightStorage& storage, size_t layer_count);
+
 }  // namespace kvscope
