@@ -86,6 +86,11 @@ class Importer {
     }
     read_intermediate();
     read_position_limits();
+    if (auto p = r_.count("hidden_size_per_layer_input", 0, kMaxWidth); p && *p > 0) {
+      shape_.per_layer_input_size = *p;
+      shape_.per_layer_vocab =
+          r_.count("vocab_size_per_layer_input", 1, kMaxVocab).value_or(shape_.vocab_size);
+    }
     if (auto tie = r_.flag("tie_word_embeddings")) {
       shape_.tie_word_embeddings = *tie;
     } else if (!r_.failed()) {
@@ -938,6 +943,33 @@ Result<uint64_t> read_weights_index(std::string_view json_text) {
   return R::success(*total);
 }
 
+Result<SpeculativeDecoding> read_speculative_config(std::string_view json_text) {
+  using R = Result<SpeculativeDecoding>;
+  const Result<json> parsed = parse_python_json(json_text, "speculative_config");
+  if (!parsed.ok) return R::failure(parsed.error);
+  if (!parsed.value.is_object()) {
+    return R::failure(make_error(kInvalidValue, "speculative_config",
+                                 "expected an object such as {\"method\": \"mtp\"}"));
+  }
+  std::vector<std::string> ignored;
+  ConfigReader r(parsed.value, "speculative_config.", "", ignored);
+  SpeculativeDecoding out;
+  out.method = r.text("method").value_or("");
+  out.num_speculative_tokens = r.count("num_speculative_tokens", 1, 64).value_or(0);
+  if (r.failed()) return R::failure(r.error());
+  // vLLM's per-model MTP methods (deepseek_mtp, qwen3_next_mtp, ...) are the model's MTP layers.
+  if (out.method.size() > 4 && out.method.compare(out.method.size() - 4, 4, "_mtp") == 0)
+    out.method = "mtp";
+  if (out.method != "mtp" && out.method != "ngram" && out.method != "suffix") {
+    return R::failure(make_error(
+        kUnsupported, "speculative_config.method",
+        quote_user_text(out.method) +
+            " is not modelled: a draft model (eagle, eagle3, medusa, draft_model) needs its own "
+            "config; give \"mtp\" (the model's MTP layers) or \"ngram\""));
+  }
+  return R::success(out);
+}
+
 Result<ImportedModel> import_config(std::string_view json_text) {
   const Result<json> parsed = parse_python_json(json_text, "config");
   if (!parsed.ok) return Result<ImportedModel>::failure(parsed.error);
@@ -974,6 +1006,13 @@ Result<ImportedModel> import_config(std::string_view json_text) {
   if (text != &root && root_has_type && model_type == root["model_type"].get<std::string>() &&
       model_type.find("_text") == std::string::npos && !model_type.empty()) {
     model_type += "_text";  // Gemma 3 / Llama 4 text configs default to <type>_text classes
+  }
+  for (const char* tower : {"vision_config", "audio_config", "visual"}) {
+    if (root.contains(tower) && root[tower].is_object()) {
+      out.assumptions.push_back(std::string(tower) +
+                                " present: its encoder's weights are not counted (the language "
+                                "model only)");
+    }
   }
   Importer importer(*text, prefix, model_type, root, out.assumptions);
   Result<ModelShape> shape = importer.run();

@@ -34,6 +34,7 @@ struct VllmType {
       AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked, kNone = Mamba
   uint64_t window = 0;
   uint64_t page_bytes = 0;  // one block of one layer
+  uint64_t block = 0;       // tokens per block (grown by page unification)
   uint64_t layers = 0;
 };
 
@@ -41,6 +42,12 @@ struct VllmType {
 
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
+  if (in.mamba_cache_mode != "none" && in.mamba_cache_mode != "align" &&
+      in.mamba_cache_mode != "all") {
+    return R::failure(make_error(kInvalidValue, "mamba_cache_mode",
+                                 "expected none, align or all, got " +
+                                     quote_user_text(in.mamba_cache_mode)));
+  }
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
   r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens
                              : large_card                   ? 8192
@@ -167,13 +174,26 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     merged.layers = 1;
     types = {merged};
   }
-  const uint64_t page = types[0].page_bytes;
-  for (const VllmType& t : types) {
-    if (t.page_bytes != page) {
+  // Different page sizes (Gemma 4's two head sizes, MiMo's sliding heads): each smaller page's
+  // block grows until its page equals the largest (kv_cache_utils.py
+  // unify_kv_cache_spec_page_size); pages that do not divide the largest cannot be unified.
+  uint64_t page = 0;
+  for (const VllmType& t : types) page = std::max(page, t.page_bytes);
+  for (VllmType& t : types) {
+    t.block = bs;
+    if (t.page_bytes == page || t.page_bytes == 0) continue;
+    if (page % t.page_bytes != 0) {
       return R::failure(make_error(
           kUnsupported, "engine",
-          "vllm: hybrid layers with different page sizes (page unification) are not modelled yet"));
+          "vllm: layer pages of " + std::to_string(t.page_bytes) + " and " +
+              std::to_string(page) + " bytes do not divide, and vLLM cannot unify them"));
     }
+    t.block = bs * (page / t.page_bytes);
+    t.page_bytes = page;
+    r.notes.push_back("page unification: " + std::string(attention_kind_name(t.kind)) +
+                      " layers get " + std::to_string(t.block) +
+                      "-token blocks so their page equals the largest (" + std::to_string(page) +
+                      " bytes)");
   }
   // Group size: the smallest layer count of a type, or the largest when counts are close
   // (_get_kv_cache_groups_uniform_page_size); each type is cut into groups of that many layers.
@@ -189,7 +209,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   uint64_t num_groups = 0;
   for (const VllmType& t : types) num_groups += ceil_div(t.layers, group_size);
   r.num_blocks = r.kv_pool_bytes / page / group_size;
-  r.kv_pool_tokens = r.num_blocks / num_groups * bs;
+  uint64_t smallest_block = UINT64_MAX;
+  for (const VllmType& t : types) smallest_block = std::min(smallest_block, t.block);
+  r.kv_pool_tokens = r.num_blocks / num_groups * smallest_block;
 
   // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
   auto held = [](CheckedU64 reach, uint64_t len) {
@@ -201,14 +223,19 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     for (const VllmType& t : types) {
       uint64_t per_group = 0;
       if (t.kind == AttentionKind::kNone) {
-        per_group = 1;  // one state per request (MambaSpec without prefix caching)
+        // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
+        // "align" two, "all" one per block of the request (prefix caching of states).
+        const uint64_t spec = r.speculative.num_speculative_tokens;
+        per_group = in.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+                    : in.mamba_cache_mode == "align" ? 2 + spec
+                                                     : 1 + spec;
       } else if (t.kind == AttentionKind::kSlidingWindow) {
         per_group =
-            ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), bs) + 1;
+            ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;
       } else if (t.kind == AttentionKind::kChunked) {
-        per_group = ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), bs);
+        per_group = ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), t.block);
       } else {
-        per_group = ceil_div(len, bs);
+        per_group = ceil_div(len, t.block);
       }
       blocks += CheckedU64(per_group) * ceil_div(t.layers, group_size);
     }

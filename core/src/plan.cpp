@@ -169,9 +169,14 @@ bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
   const bool recurrent = std::any_of(shape.layers.begin(), shape.layers.end(),
                                      [](const LayerSpec& l) { return l.ssm_state_values != 0; });
   if (!recurrent) return false;
+  const bool kimi_delta = std::any_of(shape.layers.begin(), shape.layers.end(), [](const LayerSpec& l) {
+    return l.state == StateKind::kKimiDelta;
+  });
   if (in.engine == "vllm") {
     const std::string& t = shape.model_type;
-    if (t == "nemotron_h") {
+    if (kimi_delta) {  // kda_state_dtype: the recurrent state is always float32
+      shape.ssm_state_dtype = "fp32";
+    } else if (t == "nemotron_h") {
       if (shape.ssm_state_dtype.empty()) shape.ssm_state_dtype = "fp32";
     } else if (t.rfind("qwen3_5", 0) != 0) {
       shape.ssm_state_dtype.clear();
@@ -317,6 +322,42 @@ Result<PlanState> plan_state(const PlanInput& in) {
   const Result<WeightBytes> checkpoint = weight_bytes(tensors.value, shape.weights);
   if (!checkpoint.ok) return RS::failure(checkpoint.error);
   r.checkpoint_weights_bytes = checkpoint.value.total;
+  // Speculative decoding with the model's MTP layers loads them, caches included.
+  if (!in.speculative_config.empty()) {
+    const Result<SpeculativeDecoding> spec = read_speculative_config(in.speculative_config);
+    if (!spec.ok) return RS::failure(spec.error);
+    r.speculative = spec.value;
+    if (spec.value.method == "mtp") {
+      const uint64_t n_predict = shape.draft_layers.size();
+      if (n_predict == 0) {
+        return RS::failure(make_error(kInvalidValue, "speculative_config.method",
+                                      "\"mtp\" needs MTP layers, and the config has none "
+                                      "(num_nextn_predict_layers / mtp_num_hidden_layers)"));
+      }
+      if (r.speculative.num_speculative_tokens == 0) r.speculative.num_speculative_tokens = n_predict;
+      if (r.speculative.num_speculative_tokens % n_predict != 0) {  // vllm/config/speculative.py
+        return RS::failure(make_error(
+            kInvalidValue, "speculative_config.num_speculative_tokens",
+            "num_speculative_tokens:" + std::to_string(r.speculative.num_speculative_tokens) +
+                " must be divisible by n_predict=" + std::to_string(n_predict)));
+      }
+      r.draft_layers_loaded = shape.draft_layers.size();
+      r.notes.push_back("speculative decoding with " + std::to_string(n_predict) +
+                        " MTP layer(s): their weights load (the target's embedding and head are "
+                        "shared) and their caches join the KV pool");
+    }
+  }
+  const bool with_draft = r.draft_layers_loaded != 0;
+  uint64_t draft_loaded_bytes = 0;  // the MTP tensors that load, in the checkpoint's formats
+  if (with_draft) {
+    std::vector<WeightTensor> draft;
+    for (const WeightTensor& t : stage_tensors(tensors.value, shape.layers.size(), 0, 1, true)) {
+      if (t.draft) draft.push_back(t);
+    }
+    const Result<WeightBytes> b = weight_bytes(draft, shape.weights);
+    if (!b.ok) return RS::failure(b.error);
+    draft_loaded_bytes = b.value.total;
+  }
   uint64_t known_total = in.weights_bytes;  // 0: the computed per-tensor bytes
   r.weights_source = r.weights.summary;
   if (in.weights_bytes != 0) {
@@ -326,10 +367,12 @@ Result<PlanState> plan_state(const PlanInput& in) {
     if (!total.ok) return RS::failure(total.error);
     r.computed_checkpoint_weights_bytes = r.checkpoint_weights_bytes;
     r.checkpoint_weights_bytes = total.value;
-    known_total = total.value > checkpoint.value.draft ? total.value - checkpoint.value.draft : 0;
+    known_total = total.value > checkpoint.value.draft
+                      ? total.value - checkpoint.value.draft + draft_loaded_bytes
+                      : 0;
     r.weights_source = "model.safetensors.index.json metadata.total_size " +
                        with_commas(total.value) + " bytes, exactly" +
-                       (checkpoint.value.draft != 0
+                       (checkpoint.value.draft != 0 && !with_draft
                             ? ", less the MTP layers' " + format_gb(checkpoint.value.draft) +
                                   " (computed) that load only for speculative decoding"
                             : std::string()) +
@@ -376,16 +419,22 @@ Result<PlanState> plan_state(const PlanInput& in) {
         mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
             : "block size 16: vLLM's default (vllm/config/cache.py)");
   }
+  // The layers that keep caches: the decoder's, and the MTP layers when they draft tokens.
   const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&
                                r.estimate.workload.context_tokens != r.max_model_len;
   if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
   const bool ssm_changed = engine_ssm_state_dtype(in, r);
   const bool kv_changed = engine_sparse_mla_layout(in, r);
-  if (context_follows || ssm_changed || kv_changed ||
+  ModelShape kv_shape = shape;
+  if (with_draft) {
+    kv_shape.layers.insert(kv_shape.layers.end(), shape.draft_layers.begin(),
+                           shape.draft_layers.end());
+  }
+  if (context_follows || ssm_changed || kv_changed || with_draft ||
       r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
-        estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+        estimate_kv(kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
     if (!paged.ok) return RS::failure(paged.error);
     r.estimate.kv = paged.value;
   }
@@ -403,7 +452,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   bool all_start = true;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     Result<GpuLoad> load = gpu_load(shape, tensors.value, r.weights, in.tensor_parallel, rank,
-                                    in.pipeline_parallel);
+                                    in.pipeline_parallel, with_draft);
     if (!load.ok) return RS::failure(load.error);
     if (known_total != 0)
       load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
@@ -452,7 +501,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
     tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
     const Result<KvEstimate> paged =
-        estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
+        estimate_kv(kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                    tightest.estimate.workload);
     if (!paged.ok) return RS::failure(paged.error);
     tightest.estimate.kv = paged.value;
   }

@@ -211,7 +211,10 @@ class QuantizationReader {
                                static_cast<uint32_t>(bits), 1, group_tile(group),
                                kFp16 + (zeros ? static_cast<uint32_t>(bits) : 0));
     if (method == "gptq") f.bits_per_col = 32;  // g_idx
-    s_.rules.push_back({{}, {}, f});
+    // AutoRound quantizes the decoder blocks it names (block_name_to_quantize) and nothing else.
+    std::vector<std::string> blocks;
+    if (method == "auto-round" && r_.has("block_name_to_quantize")) blocks = {"model.layers"};
+    s_.rules.push_back({{}, blocks, f});
     s_.kept_patterns = string_list(r_, "modules_to_not_convert");
     keep_head_and_routers();
     if (method == "gptq") {

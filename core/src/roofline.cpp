@@ -89,11 +89,21 @@ StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
 }  // namespace
 
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
-                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp) {
+                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp,
+                         bool with_draft) {
   using R = Result<GpuLoad>;
   Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, pp);
   if (!gpu_shape.ok) return R::failure(gpu_shape.error);
-  const std::vector<WeightTensor> held = stage_tensors(tensors, shape.layers.size(), rank, pp, false);
+  if (with_draft && rank + 1 == pp && !shape.draft_layers.empty()) {
+    ModelShape draft = shape;
+    draft.layers = shape.draft_layers;
+    const Result<ModelShape> sharded = shard_shape(draft, tp, 0, 1);
+    if (!sharded.ok) return R::failure(sharded.error);
+    gpu_shape.value.layers.insert(gpu_shape.value.layers.end(), sharded.value.layers.begin(),
+                                  sharded.value.layers.end());
+  }
+  const std::vector<WeightTensor> held =
+      stage_tensors(tensors, shape.layers.size(), rank, pp, with_draft);
   const Result<ParameterCount> params =
       count_parameters(held, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return R::failure(params.error);

@@ -50,12 +50,30 @@ class Inventory {
       add_global("model.embed_positions", ModuleClass::kEmbedding, false,
                  s_.max_position_embeddings, 1, true);
     }
+    if (s_.per_layer_input_size != 0) {  // Gemma 3n / 4 per-layer embeddings (vLLM gemma3n.py)
+      const uint64_t width = s_.per_layer_input_size * s_.layers.size();
+      WeightTensor table;
+      table.name = "model.embed_tokens_per_layer";
+      table.module = ModuleClass::kEmbedding;
+      table.linear = false;
+      table.rows = s_.per_layer_vocab;
+      table.cols = width;
+      table.before_layers = true;
+      out_.push_back(table);
+      WeightTensor projection = table;
+      projection.name = "model.per_layer_model_projection";
+      projection.linear = true;
+      projection.rows = width;
+      projection.cols = s_.hidden_size;
+      out_.push_back(projection);
+    }
     for (uint32_t i = 0; i < s_.layers.size(); ++i) add_layer(s_.layers[i], i, false);
     for (uint32_t k = 0; k < s_.draft_layers.size(); ++k) {
       const uint32_t i = static_cast<uint32_t>(s_.layers.size()) + k;
       add_layer(s_.draft_layers[k], i, true);
       // eh_proj stays in the checkpoint dtype in DeepSeek's fp8 release.
-      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, 2 * s_.hidden_size);
+      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, 2 * s_.hidden_size,
+          1, 1);  // a plain nn.Linear in vLLM's deepseek_mtp.py: replicated
       const uint64_t hidden = s_.hidden_size;
       add(i, true, "norms", ModuleClass::kNorms, false, 3, hidden);  // enorm, hnorm, head norm
       if (s_.draft_embeddings) {
@@ -160,6 +178,12 @@ class Inventory {
           hidden);
     }
     add(i, draft, "norms", ModuleClass::kNorms, false, 2, hidden);
+    if (s_.per_layer_input_size != 0) {  // replicated on every TP rank
+      add(i, draft, "per_layer_input_gate", ModuleClass::kAttention, true, s_.per_layer_input_size,
+          hidden, 1, 1);
+      add(i, draft, "per_layer_projection", ModuleClass::kAttention, true, hidden,
+          s_.per_layer_input_size, 1, 1);
+    }
     const std::string mlp = n_.mlp + ".";
     if (l.mlp == MlpKind::kDense) {
       const uint64_t width = s_.intermediate_size;
@@ -325,8 +349,9 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
       out.back().tied = t.tied && first_stage;
       continue;
     }
-    if (t.draft) {
-      if (with_draft && last_stage) out.push_back(t);
+    if (t.draft) {  // the MTP layer's own embedding and head copies: the target's are shared
+      const bool copy = t.module == ModuleClass::kEmbedding || t.module == ModuleClass::kLmHead;
+      if (with_draft && last_stage && !copy) out.push_back(t);
       continue;
     }
     const size_t lo = std::max<size_t>(first, t.first_layer);

@@ -53,7 +53,8 @@ const char* const kUsage =
     "       [--cudagraph-bytes SIZE] [--overhead SIZE] [--context N] [--batch N] [--set "
     "FIELD=VALUE ...] [--json]\n"
     "       [--weights-index FILE] [--quantization-config FILE] [--allow-long-context]\n"
-    "       [--state-dtype T] [--ssm-state-dtype T]\n"
+    "       [--state-dtype T] [--ssm-state-dtype T] [--speculative-config JSON]\n"
+    "       [--mamba-cache-mode none|align|all]\n"
     "       llama.cpp: [--n-gpu-layers N] [--tensor-split A,B,...] [--swa-full] [--no-kv-offload]\n"
     "                  [--mla-v-cache] [--legacy-mla-gguf] [--output-layer-last]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
@@ -323,6 +324,8 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"kv_dtype", "--kv-dtype"},
       {"state_dtype", "--state-dtype"},
       {"ssm_state_dtype", "--ssm-state-dtype"},
+      {"mamba_cache_mode", "--mamba-cache-mode"},
+      {"tensor_split", "--tensor-split"},
       {"shared_prefix", "--shared-prefix"},
       {"prompt_tokens", "--prompt-tokens"},
       {"output_tokens", "--output-tokens"},
@@ -661,7 +664,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--state-dtype",
                                           "--ssm-state-dtype",
                                           "--n-gpu-layers",
-                                          "--tensor-split"};
+                                          "--tensor-split",
+                                          "--speculative-config",
+                                          "--mamba-cache-mode"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
@@ -686,6 +691,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
   in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
   in.allow_long_context = flags.has("--allow-long-context");
+  if (flags.has("--speculative-config"))
+    in.speculative_config = flags.values["--speculative-config"];
+  if (flags.has("--mamba-cache-mode")) in.mamba_cache_mode = flags.values["--mamba-cache-mode"];
   if (auto u = read_side_file(flags, "--weights-index", read_file, in.weights_index_json)) {
     return fail_usage(out, err, json, *u);
   }

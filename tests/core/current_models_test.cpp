@@ -156,5 +156,82 @@ TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
   EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / (64 * 1342976) * 1);  // states of 64 layers
 }
 
+
+// Speculative decoding with DeepSeek's MTP layer: one more MLA layer in the pool, its decoder
+// weights loaded (the embedding and head copies are shared with the target).
+TEST(CurrentModels, MtpDraftLayersJoinThePool) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v3";
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = in.tensor_parallel = 8;
+  in.model.kv_dtype = "fp8";
+  in.max_model_len = 131072;
+  const PlanReport off = test::plan_ok(in);
+  in.speculative_config = R"({"method": "mtp", "num_speculative_tokens": 1})";
+  const PlanReport on = test::plan_ok(in);
+  EXPECT_EQ(on.draft_layers_loaded, 1u);
+  EXPECT_EQ(on.estimate.kv.kv_bytes_per_token, off.estimate.kv.kv_bytes_per_token / 61 * 62);
+  EXPECT_GT(on.weights_bytes, off.weights_bytes + 1'400'000'000u);  // 11.3 GB of experts / 8
+  EXPECT_LT(on.weights_bytes, off.weights_bytes + 2'000'000'000u);  // no 3.7 GB of copies
+  in.speculative_config = R"({"method": "mtp", "num_speculative_tokens": 3})";
+  EXPECT_TRUE(test::plan_ok(in).starts);  // a multiple of n_predict = 1
+  in.speculative_config = R"({"method": "eagle3"})";
+  EXPECT_EQ(plan(in).error.field, "speculative_config.method");
+  in.model.model_id = "llama-3.1-8b";
+  in.gpus = in.tensor_parallel = 1;
+  in.speculative_config = R"({"method": "mtp"})";
+  EXPECT_EQ(plan(in).error.field, "speculative_config.method");  // no MTP layers
+}
+
+// vLLM's Mamba cache modes: states per request none = 1 (+ speculative tokens), align = 2, all =
+// one per block of the request.
+TEST(CurrentModels, VllmMambaCacheModes) {
+  PlanInput in;
+  in.model.config_json = test::read_data("real-configs/qwen__qwen3-next-80b-a3b-instruct.json");
+  in.kv_memory_bytes = uint64_t{40} << 30;
+  in.max_model_len = 32768;
+  const PlanReport none = test::plan_ok(in);
+  in.mamba_cache_mode = "align";
+  const PlanReport align = test::plan_ok(in);
+  in.mamba_cache_mode = "all";
+  const PlanReport all = test::plan_ok(in);
+  EXPECT_GT(none.max_concurrency, align.max_concurrency);
+  EXPECT_GT(align.max_concurrency, all.max_concurrency);
+  in.mamba_cache_mode = "sometimes";
+  EXPECT_EQ(plan(in).error.field, "mamba_cache_mode");
+}
+
+// Gemma 4's sliding pages are half its full-attention pages: vLLM doubles their block to unify.
+TEST(CurrentModels, VllmUnifiesGemma4PageSizes) {
+  PlanInput in;
+  in.model.config_json = test::read_data(
+      "real-configs/derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
+  in.gpu_id = "l4";
+  in.max_model_len = 32768;
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_TRUE(p.starts);
+  bool unified = false;
+  for (const std::string& n : p.notes)
+    unified = unified || n.find("32-token blocks") != std::string::npos;
+  EXPECT_TRUE(unified);
+  // Its per-layer embeddings: a 262,144 x (42 x 256) table.
+  const ModelShape s = real_config("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
+  EXPECT_EQ(s.per_layer_input_size, 256u);
+  EXPECT_GE(count_parameters(s).value.embedding, 262144u * 42 * 256);
+}
+
+// Kimi Delta Attention keeps its recurrent state in float32 under vLLM (kda_state_dtype).
+TEST(CurrentModels, VllmKimiDeltaStateInFp32) {
+  PlanInput in;
+  in.model.config_json =
+      test::read_data("real-configs/moonshotai__kimi-linear-48b-a3b-instruct.json");
+  in.gpu_id = "h200-sxm-141gb";
+  in.max_model_len = 32768;
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_EQ(p.estimate.shape.ssm_state_dtype, "fp32");
+  // 20 layers of (3 x 4096 x 3 conv values in bf16 + 32 x 128 x 128 state values in fp32).
+  EXPECT_EQ(p.estimate.kv.state_bytes_per_sequence, 20u * (36864 * 2 + 524288 * 4));
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -28,6 +28,13 @@ Result<std::string> apply_config_overrides(
 // checkpoint. Errors name "weights_index".
 Result<uint64_t> read_weights_index(std::string_view json_text);
 
+// vLLM's --speculative-config JSON ({"method": "mtp", "num_speculative_tokens": 1}).
+struct SpeculativeDecoding {
+  std::string method;  // "mtp" (the model's own MTP layers), "ngram", ...; empty = none
+  uint64_t num_speculative_tokens = 0;
+};
+Result<SpeculativeDecoding> read_speculative_config(std::string_view json_text);
+
 // Parses config.json text. Never throws; errors name the field path ("text_config.head_dim").
 Result<ImportedModel> import_config(std::string_view json_text);
 

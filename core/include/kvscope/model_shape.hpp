@@ -120,6 +120,9 @@ struct ModelShape {
   // MTP / next-n prediction layers the checkpoint holds after the decoder layers
   // (num_nextn_predict_layers): loaded, with their caches, only for speculative decoding.
   std::vector<LayerSpec> draft_layers;
+  // Gemma 3n / Gemma 4 per-layer embeddings (hidden_size_per_layer_input, vocab_size_per_layer_input).
+  uint64_t per_layer_input_size = 0;
+  uint64_t per_layer_vocab = 0;
   bool draft_embeddings = false;  // each draft layer stores its own embedding and head copy
   WeightStorage weights;          // how the checkpoint stores its weights (quantization_config)
 };

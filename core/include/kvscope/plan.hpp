@@ -23,6 +23,7 @@ struct PlanInput {
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
   uint64_t weights_bytes = 0;            // fixes the weights (0 = from the parameter count)
   std::string weights_index_json;        // a model.safetensors.index.json: its total_size is exact
+  std::string speculative_config;        // vLLM --speculative-config JSON; empty = none
   std::string gpu_id;                    // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;         // a card of this total memory
   uint64_t kv_memory_bytes = 0;          // the engine's KV budget itself (vLLM --kv-cache-memory)
@@ -37,6 +38,7 @@ struct PlanInput {
   uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
   uint64_t max_num_batched_tokens = 0;  // 0 = vLLM's `vllm serve` default for the card
   bool disable_hybrid_kv_cache_manager = false;
+  std::string mamba_cache_mode = "none";  // vLLM --mamba-cache-mode: none | align | all
   uint64_t activation_bytes = 0;   // vLLM profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;    // vLLM non-torch memory; 0 = estimated
   uint64_t cudagraph_bytes = 0;    // vLLM CUDA-graph memory, subtracted by newer releases; 0 = none
@@ -111,6 +113,8 @@ struct PlanReport {
   uint64_t checkpoint_weights_bytes = 0;  // every tensor of the checkpoint (draft layers included)
   uint64_t computed_checkpoint_weights_bytes = 0;  // kvscope's own figure when an index gave it
   WeightBytes gpu_weights;          // one GPU of the tightest stage, per module class and format
+  SpeculativeDecoding speculative;  // as given, the token count resolved
+  size_t draft_layers_loaded = 0;   // MTP layers whose weights and caches join the model
   uint64_t weights_bytes = 0;       // per GPU of the tightest stage
   // Budget per GPU (vLLM: requested = memory x utilization; pool = requested - weights - activation
   // - non-torch).

@@ -74,7 +74,8 @@ struct WeightBytes {
 
 // The tensors one pipeline stage holds: `rank` of `pp` over `layer_count` decoder layers (vLLM
 // get_pp_indices), the embedding on the first stage, the final norm and head on the last (a tied
-// head becomes a copy there when the stages differ), draft layers on the last when `with_draft`.
+// head becomes a copy there when the stages differ), draft layers on the last when `with_draft`
+// (without their embedding and head copies: vLLM shares the target's).
 std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors,
                                         size_t layer_count, uint32_t rank, uint32_t pp,
                                         bool with_draft);
