@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "catalog_data.hpp"
@@ -46,14 +47,31 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// Up to three ids within a few edits of the request, closest first, to suggest in an error.
+// The names a user may type for an entry, lowercased: its id, and for models the Hugging Face
+// id, the repository part of it, and the display name ("qwen/qwen3-32b", "qwen3-32b", "qwen3 32b").
+std::vector<std::string> spellings(const ModelEntry& e) {
+  std::vector<std::string> out = {e.id, lowercase(e.name)};
+  std::vector<std::string> repos = e.aliases;
+  repos.push_back(e.hf_id);
+  for (const std::string& repo : repos) {
+    out.push_back(lowercase(repo));
+    const size_t slash = repo.find('/');
+    if (slash != std::string::npos) out.push_back(lowercase(repo.substr(slash + 1)));
+  }
+  return out;
+}
+std::vector<std::string> spellings(const GpuEntry& e) { return {e.id, lowercase(e.name)}; }
+
+// Up to three ids within a few edits of the request (of any of their spellings), closest first,
+// to suggest in an error.
 template <typename Entry>
 std::string suggestions(const std::vector<Entry>& entries, const std::string& wanted) {
   if (wanted.size() > 64) return "";
   const size_t limit = std::max<size_t>(2, wanted.size() / 4);
   std::vector<std::pair<size_t, std::string>> close;
   for (const Entry& e : entries) {
-    const size_t d = edit_distance(e.id, wanted);
+    size_t d = SIZE_MAX;
+    for (const std::string& spelling : spellings(e)) d = std::min(d, edit_distance(spelling, wanted));
     if (d <= limit) close.emplace_back(d, e.id);
   }
   std::sort(close.begin(), close.end());
@@ -68,6 +86,11 @@ Result<Entry> find_entry(const std::vector<Entry>& entries, std::string_view id,
   const std::string wanted = lowercase(id);
   for (const Entry& e : entries) {
     if (e.id == wanted) return Result<Entry>::success(e);
+  }
+  for (const Entry& e : entries) {
+    for (const std::string& spelling : spellings(e)) {
+      if (!spelling.empty() && spelling == wanted) return Result<Entry>::success(e);
+    }
   }
   std::string detail = "unknown id " + quote_user_text(id);
   const std::string close = suggestions(entries, wanted);
@@ -84,8 +107,14 @@ const std::vector<ModelEntry>& model_catalog() {
     const json doc = json::parse(data::kModelsJson, nullptr, false);
     if (!doc.is_object() || !doc.contains("models")) return out;
     for (const json& m : doc["models"]) {
+      std::vector<std::string> aliases;
+      if (m.contains("aliases") && m["aliases"].is_array()) {
+        for (const json& a : m["aliases"]) {
+          if (a.is_string()) aliases.push_back(a.get<std::string>());
+        }
+      }
       out.push_back(ModelEntry{text_of(m, "id"), text_of(m, "name"), text_of(m, "family"),
-                               text_of(m, "hf_id"), text_of(m, "source"), text_of(m, "note"),
+                               text_of(m, "hf_id"), aliases, text_of(m, "source"), text_of(m, "note"),
                                count_of(m, "params_published"),
                                count_of(m, "active_params_published"), text_of(m, "params_source"),
                                m.contains("config") ? m["config"].dump() : "{}"});

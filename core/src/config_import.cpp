@@ -1025,8 +1025,21 @@ Result<ImportedModel> import_config(std::string_view json_text) {
   for (const json* obj : {&root, text}) {
     if (!obj->contains("quantization_config") || (*obj)["quantization_config"].is_null()) continue;
     const std::string path = (obj == &root ? "" : prefix) + "quantization_config";
-    Result<WeightStorage> storage = read_quantization_config(
-        (*obj)["quantization_config"], path, out.shape.model_type, plain, out.assumptions);
+    json q = (*obj)["quantization_config"];
+    // Older compressed-tensors checkpoints keep the scheme in a sibling compression_config.
+    if (q.is_object() && !q.contains("config_groups") && obj->contains("compression_config") &&
+        (*obj)["compression_config"].is_object()) {
+      const json& c = (*obj)["compression_config"];
+      const json& scheme = c.contains("quantization_config") && c["quantization_config"].is_object()
+                               ? c["quantization_config"]
+                               : c;
+      for (const auto& [key, value] : scheme.items()) {
+        if (!q.contains(key)) q[key] = value;
+      }
+      out.assumptions.push_back(path + ": the scheme read from compression_config");
+    }
+    Result<WeightStorage> storage =
+        read_quantization_config(q, path, out.shape.model_type, plain, out.assumptions);
     if (!storage.ok) return Result<ImportedModel>::failure(storage.error);
     out.shape.weights = std::move(storage.value);
     break;

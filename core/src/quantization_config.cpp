@@ -277,7 +277,8 @@ class QuantizationReader {
   }
 
   void compressed_tensors() {
-    const std::string global_format = r_.text("format").value_or("float-quantized");
+    std::string global_format = r_.text("format").value_or("float-quantized");
+    std::replace(global_format.begin(), global_format.end(), '_', '-');  // "pack_quantized"
     s_.kept_patterns = string_list(r_, "ignore");
     if (r_.failed()) return;
     if (!r_.has("config_groups") || !r_.config()["config_groups"].is_object()) {

@@ -341,6 +341,7 @@ std::string model_catalog_to_json() {
                                 {"name", m.name},
                                 {"family", m.family},
                                 {"hf_id", m.hf_id},
+                                {"aliases", m.aliases},
                                 {"source", m.source},
                                 {"config", ordered_json::parse(m.config_json, nullptr, false)}});
   }

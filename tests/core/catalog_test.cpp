@@ -51,6 +51,52 @@ TEST(Catalog, CoversTheFamiliesUsersAskFor) {
   }
 }
 
+// Current checkpoints, with their weights as stored (quantization_config in the config subset).
+TEST(Catalog, CurrentCheckpointsWithTheirStoredWeights) {
+  const std::pair<const char*, const char*> kStored[] = {
+      {"deepseek-v3", "fp8 128x128 blocks"},
+      {"deepseek-v3.2", "fp8 128x128 blocks"},
+      {"kimi-k2", "fp8 128x128 blocks"},
+      {"gpt-oss-120b", "mxfp4 experts"},
+      {"qwen3-30b-a3b-thinking-2507-fp8", "fp8 128x128 blocks"},
+      {"qwen3-8b-fp8", "fp8 128x128 blocks"},
+      {"qwen3-32b-awq", "awq-int4:g128"},
+      {"llama-2-13b-chat-gptq", "gptq-int4:g128"},
+      {"qwen3-32b-nvfp4", "nvfp4"},
+      {"deepseek-v3-0324-nvfp4", "nvfp4"},
+      {"kimi-k2.5", "int4 group 32 (pack-quantized)"},
+      {"exaone-4.0-1.2b-w4a16", "int4 group 128 (pack-quantized)"},
+      {"minimax-m2.7", "fp8 128x128 blocks"},
+  };
+  for (const auto& [id, stored] : kStored) {
+    const Result<ModelEntry> m = find_model(id);
+    ASSERT_TRUE(m.ok) << id;
+    EXPECT_EQ(test::import_ok(m.value.config_json).shape.weights.name, stored) << id;
+  }
+  for (const char* id : {"glm-4.5", "glm-5.1", "qwen3.5-4b", "qwen3.5-397b-a17b", "gemma-4-31b",
+                         "gemma-4-e4b-w4a16", "nemotron-3-nano-30b-a3b", "phi-4-mini",
+                         "mistral-small-3.1-24b", "mimo-v2.5", "kimi-linear-48b-a3b",
+                         "qwen3-235b-a22b-2507", "glm-4.7-flash"}) {
+    EXPECT_TRUE(find_model(id).ok) << id;
+  }
+}
+
+TEST(Catalog, ModelsAnswerToTheirHuggingFaceIdsAndNames) {
+  for (const char* spelling : {"Qwen/Qwen3-32B", "qwen/qwen3-32b", "Qwen3-32B", "Qwen3 32B",
+                               "QWEN3-32B"}) {
+    const Result<ModelEntry> m = find_model(spelling);
+    ASSERT_TRUE(m.ok) << spelling;
+    EXPECT_EQ(m.value.id, "qwen3-32b") << spelling;
+  }
+  EXPECT_EQ(find_model("deepseek-ai/DeepSeek-R1").value.id, "deepseek-v3");  // an alias
+  EXPECT_EQ(find_model("openai/gpt-oss-120b").value.id, "gpt-oss-120b");
+  const Result<ModelEntry> miss = find_model("Qwen/Qwen3-33B");
+  ASSERT_FALSE(miss.ok);
+  EXPECT_EQ(miss.error.code, kUnknownId);
+  EXPECT_NE(miss.error.message.find("did you mean qwen3-32b"), std::string::npos)
+      << miss.error.message;
+}
+
 TEST(Catalog, AtLeastFifteenGpusWithReportedMemoryAndPeaks) {
   const std::vector<GpuEntry>& gpus = gpu_catalog();
   EXPECT_GE(gpus.size(), 15u);

@@ -16,6 +16,7 @@ struct ModelEntry {
   std::string name;  // "Llama 3.1 8B"
   std::string family;
   std::string hf_id;   // "meta-llama/Llama-3.1-8B"
+  std::vector<std::string> aliases;  // Hugging Face ids of checkpoints with this same config
   std::string source;  // where the config was read
   std::string note;
   uint64_t params_published = 0;         // maker's published total, 0 when none is published
@@ -41,7 +42,9 @@ struct GpuEntry {
 const std::vector<ModelEntry>& model_catalog();
 const std::vector<GpuEntry>& gpu_catalog();
 
-// Case-insensitive id lookup; an unknown id yields an error that suggests close ids.
+// Case-insensitive lookup by id, Hugging Face id (with or without the organisation), alias or
+// display name ("qwen3-32b", "Qwen/Qwen3-32B", "Qwen3-32B", "Qwen3 32B"); an unknown name yields
+// an error that suggests close ids.
 Result<ModelEntry> find_model(std::string_view id);
 Result<GpuEntry> find_gpu(std::string_view id);
 
