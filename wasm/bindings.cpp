@@ -19,17 +19,23 @@ struct CommandResult {
   std::string message;  // the CLI's one-line error, empty on success
 };
 
-// `--config NAME` reads `config_text`: the page holds the pasted or fetched file in memory.
+// File flags (--config NAME, --weights-index NAME, ...) read `files[NAME]`: the page holds the
+// pasted, dropped or fetched files in memory.
 CommandResult run_command(const std::string& command, const emscripten::val& args,
-                          const std::string& config_text) {
+                          const emscripten::val& files) {
   CommandResult result;
   try {
     std::vector<std::string> argv{command};
     for (const std::string& a : emscripten::vecFromJSArray<std::string>(args)) argv.push_back(a);
     argv.push_back("--json");
-    const kvscope::cli::FileReader in_memory = [&](const std::string&, std::string& content,
-                                                   std::string&) {
-      content = config_text;
+    const kvscope::cli::FileReader in_memory = [&](const std::string& name, std::string& content,
+                                                   std::string& error) {
+      const emscripten::val file = files[name];
+      if (!file.isString()) {
+        error = "no such file";
+        return false;
+      }
+      content = file.as<std::string>();
       return true;
     };
     std::ostringstream out, err;

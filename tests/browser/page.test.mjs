@@ -179,10 +179,15 @@ test('load from Hugging Face: only on click, only that host; offline, gated and 
   const config = { model_type: 'qwen2', num_hidden_layers: 28, hidden_size: 3584, num_attention_heads: 28,
     num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064, max_position_embeddings: 32768,
     torch_dtype: 'bfloat16', tie_word_embeddings: false };
-  reply = (route) => route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify(config) });
+  // The repository's index beside its config.json: its total_size becomes the weights.
+  const index = { metadata: { total_size: 15231233024 }, weight_map: {} };
+  reply = (route) => route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' },
+    body: JSON.stringify(route.request().url().endsWith('/model.safetensors.index.json') ? index : config) });
   await page.click('#hf-load');
   await page.waitForFunction(() => document.getElementById('kv-bytes-per-token')?.dataset.value === String(2 * 28 * 4 * 128 * 2));
-  assert.ok(requests.every((r) => r.url() === 'https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/resolve/main/config.json'), requests.map((r) => r.url()).join());
+  const repo = 'https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/resolve/main/';
+  assert.ok(requests.every((r) => [`${repo}config.json`, `${repo}model.safetensors.index.json`].includes(r.url())), requests.map((r) => r.url()).join());
+  assert.match(await page.textContent('#weights-source'), /total_size 15,231,233,024 bytes, exactly/);
   assert.ok(requests.every((r) => !r.headers().cookie && !r.headers().referer), 'no cookies, no referrer');
   assert.match(await page.inputValue('#engine-command'), /vllm serve Qwen\/Qwen2\.5-7B-Instruct/);
   assert.deepEqual(problems.filter((p) => !/Failed to load resource|ERR_INTERNET_DISCONNECTED|401/.test(p)), []);

@@ -4,8 +4,8 @@ import { loadKvscope, KvscopeError } from './kvscope-client.js';
 import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
 import {
-  DEFAULTS, ENGINES, WIDGET_VIEWS, checkField, parseHash, planOptions, quote, sweepOptions, toHash,
-  whyCacheOptions,
+  DEFAULTS, ENGINES, WIDGET_VIEWS, checkField, indexTotalSize, parseHash, planOptions, quote,
+  sweepOptions, toHash, whyCacheOptions,
 } from './state.js';
 import { cliCommand, embedSnippets, engineCommand, toCsv, toMarkdown } from './commands.js';
 import { drawMeasured, drawSweeps, drawWhatIf, resetCharts } from './charts.js';
@@ -32,6 +32,7 @@ const BOUND = [
   ['shared-prefix', 'shared_prefix'], ['prompt-lengths', 'prompt_lengths'],
   ['output-lengths', 'output_lengths'], ['prompt-tokens', 'prompt_tokens'],
   ['output-tokens', 'output_tokens'], ['theme', 'theme'], ['set', 'set'], ['weights-gb', 'weights_gb'],
+  ['mtp-tokens', 'mtp_tokens'],
 ];
 // CLI flags and core fields that name a control, for error highlighting.
 const FLAG_TO_CONTROL = {
@@ -44,7 +45,8 @@ const FLAG_TO_CONTROL = {
   '--context': 'context', '--max-model-len': 'context', '--batch': 'batch',
   '--shared-prefix': 'shared-prefix', '--prompt-lengths': 'prompt-lengths',
   '--output-lengths': 'output-lengths', '--prompt-tokens': 'prompt-tokens', '--output-tokens': 'output-tokens',
-  '--set': 'set', '--weights-bytes': 'weights-gb',
+  '--set': 'set', '--weights-bytes': 'weights-gb', '--weights-index': 'index-file',
+  'speculative_config.method': 'mtp-tokens', 'speculative_config.num_speculative_tokens': 'mtp-tokens',
 };
 
 let state = { ...DEFAULTS };
@@ -74,7 +76,26 @@ function writeControls() {
   $('model-source').textContent = state.config
     ? `Using ${state.config_name || 'a pasted config.json'} (${commas(state.config.length)} characters).`
     : sourceOf(state.model);
+  $('allow-long-context').checked = state.allow_long_context === 1;
+  $('index-source').textContent = state.checkpoint_bytes > 0
+    ? `Weights: the index's total_size, ${commas(state.checkpoint_bytes)} bytes.` : '';
   document.documentElement.dataset.theme = state.theme;
+}
+
+/** The catalogue entry a user's spelling names: its id, Hugging Face id, alias or name. */
+function findModel(spelling) {
+  const wanted = spelling.trim().toLowerCase();
+  const repo = (id) => id.split('/').pop().toLowerCase();
+  return catalog.models.find((m) => [m.id, m.name, m.hf_id, ...(m.aliases ?? [])]
+    .some((x) => x && (x.toLowerCase() === wanted || (x.includes('/') && repo(x) === wanted))));
+}
+
+// The context control's note: the longest sequence the engine accepts for the model.
+function contextLimitText(r) {
+  const limit = r.context_limit;
+  if (!limit) return '';
+  const past = limit.exceeded ? ` — ${commas(r.max_model_len)} is past it` : '';
+  return `Model limit: ${commas(limit.tokens)} tokens (${limit.derived_from})${past}.`;
 }
 
 function sourceOf(id) {
@@ -159,6 +180,8 @@ function render() {
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));
+  $('context-limit').textContent = contextLimitText(plan);
+  $('mtp-control').hidden = !(plan.model.draft_layers > 0);
   showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
   showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
   showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
@@ -322,7 +345,29 @@ async function loadFromHuggingFace() {
   if (!response.ok) { showInputError(`Hugging Face: ${quote(id)} has no config.json (HTTP ${response.status})`, 'hf-id'); return; }
   const text = await response.text();
   $('config-text').value = text;
+  state.checkpoint_bytes = await fetchIndexTotal(id);
   useConfig(text, id);
+}
+
+// The repository's model.safetensors.index.json beside its config.json (same host, same click);
+// 0 when it has none (a single-file checkpoint) or it cannot be read.
+async function fetchIndexTotal(id) {
+  try {
+    const response = await fetch(`https://huggingface.co/${id}/resolve/main/model.safetensors.index.json`,
+      { credentials: 'omit', referrerPolicy: 'no-referrer', mode: 'cors' });
+    if (!response.ok) return 0;
+    const total = indexTotalSize(await response.text());
+    return total.ok ? total.value : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function useIndex(text) {
+  const total = indexTotalSize(text);
+  if (!total.ok) { showInputError(total.message, 'index-file'); return; }
+  state.checkpoint_bytes = total.value;
+  update();
 }
 
 // ---- share, export ------------------------------------------------------------------------
@@ -377,11 +422,13 @@ function wire() {
   }
   $('model').addEventListener('change', () => {
     const id = $('model').value.trim();
-    if (!catalog.models.some((m) => m.id === id)) {
+    const entry = findModel(id);
+    if (!entry) {
       showInputError(`model: ${quote(id)} is not in the catalogue; paste its config.json or load it from Hugging Face`, 'model');
       return;
     }
-    state.model = id;
+    state.model = entry.id;
+    state.checkpoint_bytes = 0;  // an index belongs to the checkpoint it came with
     state.config = '';
     state.config_name = '';
     update();
@@ -407,6 +454,15 @@ function wire() {
     useConfig(text, file.name);
   });
   $('clear-config').addEventListener('click', () => { state.config = ''; state.config_name = ''; update(); });
+  $('index-file').addEventListener('change', async () => {
+    const file = $('index-file').files[0];
+    if (file) useIndex(await file.text());
+  });
+  $('clear-index').addEventListener('click', () => { state.checkpoint_bytes = 0; update(); });
+  $('allow-long-context').addEventListener('change', () => {
+    state.allow_long_context = $('allow-long-context').checked ? 1 : 0;
+    update();
+  });
   $('hf-load').addEventListener('click', loadFromHuggingFace);
   $('what-if-run').addEventListener('click', runWhatIf);
   $('embed-details').addEventListener('toggle', renderEmbed);

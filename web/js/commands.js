@@ -6,7 +6,9 @@ import { DEFAULTS, planOptions, shellWord } from './state.js';
 /** `kvscope plan ...` for the state; a pasted config is read from a file of its name. */
 export function cliCommand(state) {
   const options = planOptions(state);
-  if (options.config) options.config = { name: state.config_name || 'config.json' };
+  // Files are named as the user has them beside each other.
+  if (options.config) options.config = { name: state.config_name || 'config.json', text: '' };
+  if (options.weights_index) options.weights_index = { name: 'model.safetensors.index.json', text: '' };
   return ['kvscope', 'plan', ...toArgs(options)].map(shellWord).join(' ');
 }
 
@@ -25,13 +27,18 @@ export function engineCommand(state, report, hfId) {
   const add = (...w) => words.push(...w.map(String));
   switch (state.engine) {
     case 'vllm':
+      if (state.allow_long_context === 1) add('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1');
       add('vllm', 'serve', model, '--max-model-len', state.context, '--gpu-memory-utilization', state.gpu_memory_utilization);
+      if (state.mtp_tokens > 0) {
+        add('--speculative-config', JSON.stringify({ method: 'mtp', num_speculative_tokens: state.mtp_tokens }));
+      }
       if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', VLLM_KV[kv] ?? kv);
       if (state.tp > 1) add('--tensor-parallel-size', state.tp);
       if (state.pp > 1) add('--pipeline-parallel-size', state.pp);
       if (state.block_size > 0) add('--block-size', state.block_size);
       break;
     case 'sglang':
+      if (state.allow_long_context === 1) add('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1');
       add('python', '-m', 'sglang.launch_server', '--model-path', model, '--context-length', state.context);
       if (state.mem_fraction_static > 0) add('--mem-fraction-static', state.mem_fraction_static);
       if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', SGLANG_KV[kv] ?? kv);

@@ -23,7 +23,8 @@ export class KvscopeError extends Error {
  * Options of a command: keys are the CLI's flags without dashes, in snake_case
  * ({gpu_memory_utilization: 0.95} is --gpu-memory-utilization 0.95). `true` is a bare switch,
  * an array repeats the flag (set: ['sliding_window=4096']), null/undefined/false are left out.
- * `config` is {name, text}: the config.json content itself, in place of a file path.
+ * A file option (`config`, `weights_index`, `quantization_config`) is {name, text}: the file's
+ * content itself, in place of a path.
  * @typedef {Record<string, string|number|boolean|string[]|null|undefined|{name: string, text: string}>} CommandOptions
  */
 
@@ -37,12 +38,28 @@ export function toArgs(options) {
   for (const [key, value] of Object.entries(options)) {
     if (value === null || value === undefined || value === false) continue;
     const flag = `--${key.replace(/_/g, '-')}`;
-    if (key === 'config') args.push(flag, String(value.name || 'config.json'));
+    if (isFile(value)) args.push(flag, String(value.name || key));
     else if (value === true) args.push(flag);
     else if (Array.isArray(value)) for (const v of value) args.push(flag, String(v));
     else args.push(flag, String(value));
   }
   return args;
+}
+
+/** @returns {value is {name: string, text: string}} */
+function isFile(value) { return typeof value === 'object' && !Array.isArray(value) && 'text' in value; }
+
+/**
+ * The files a command's options carry, by the name its flag gives.
+ * @param {CommandOptions} options
+ * @returns {Record<string, string>}
+ */
+export function filesOf(options) {
+  const files = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value && isFile(value)) files[String(value.name || key)] = String(value.text);
+  }
+  return files;
 }
 
 const moduleUrl = new URL('./wasm/kvscope_module.mjs', import.meta.url);
@@ -104,10 +121,9 @@ export class Kvscope {
    */
   run(command, options) {
     if (this.dead) throw new KvscopeError('internal_error', '', 'the module failed; load it again');
-    const config = options.config ? String(options.config.text) : '';
     let result;
     try {
-      result = this.module.runCommand(command, toArgs(options), config);
+      result = this.module.runCommand(command, toArgs(options), filesOf(options));
     } catch (e) {
       this.fail();  // a trap leaves the instance's memory in an unknown state
       throw new KvscopeError('internal_error', '', `module failure: ${e && e.message ? e.message : e}`);

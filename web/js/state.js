@@ -27,6 +27,9 @@ export const FIELDS = {
   config_name: text(/^[^\u0000-\u001f]*$/, 200),
   set: text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
   weights_gb: num(0, 1e6),          // fixed weight bytes (GB); 0 = from the parameter count
+  checkpoint_bytes: int(0, 2 ** 53), // a model.safetensors.index.json's total_size; 0 = none
+  allow_long_context: int(0, 1),    // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
+  mtp_tokens: int(0, 64),           // speculative decoding with the model's MTP layers; 0 = off
   gpu: text(ID, 60),                // a catalogue id or "custom"
   gpu_memory_gb: num(0.001, 1e6),
   gpu_bandwidth_tbs: num(0, 1000),
@@ -58,6 +61,7 @@ export const FIELDS = {
 /** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
 export const DEFAULTS = Object.freeze({
   model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_gb: 0,
+  checkpoint_bytes: 0, allow_long_context: 0, mtp_tokens: 0,
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
   gpus: 1, tp: 1, pp: 1,
   engine: 'vllm', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
@@ -158,6 +162,10 @@ export function planOptions(s, set = []) {
     kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
     weight_dtype: s.weight_dtype !== 'auto' ? s.weight_dtype : null,
     weights_bytes: s.weights_gb > 0 ? `${s.weights_gb}GB` : null,
+    weights_index: s.checkpoint_bytes > 0 && !(s.weights_gb > 0) ? weightsIndex(s.checkpoint_bytes) : null,
+    allow_long_context: s.allow_long_context === 1,
+    speculative_config: s.mtp_tokens > 0
+      ? JSON.stringify({ method: 'mtp', num_speculative_tokens: s.mtp_tokens }) : null,
     max_model_len: s.context,
     context: s.context,
     batch: s.batch > 1 ? s.batch : null,
@@ -166,6 +174,31 @@ export function planOptions(s, set = []) {
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
     set: overrides.length ? overrides : null,
   };
+}
+
+/**
+ * A model.safetensors.index.json reduced to what kvscope reads of it (the permalink keeps the
+ * number, not the 100,000-entry weight map).
+ * @param {number} totalSize metadata.total_size in bytes
+ */
+export function weightsIndex(totalSize) {
+  return { name: 'model.safetensors.index.json', text: JSON.stringify({ metadata: { total_size: totalSize } }) };
+}
+
+/**
+ * metadata.total_size of a model.safetensors.index.json's text.
+ * @returns {{ok: true, value: number} | {ok: false, message: string}}
+ */
+export function indexTotalSize(text) {
+  let parsed;
+  try { parsed = JSON.parse(text); } catch (e) {
+    return { ok: false, message: `model.safetensors.index.json: not valid JSON (${String(e.message).slice(0, 80)})` };
+  }
+  const total = parsed && parsed.metadata ? parsed.metadata.total_size : undefined;
+  if (!Number.isSafeInteger(total) || total <= 0) {
+    return { ok: false, message: 'model.safetensors.index.json: metadata.total_size is missing or not a whole number of bytes' };
+  }
+  return { ok: true, value: total };
 }
 
 /** "a=1; b=2" -> ["a=1", "b=2"] (the --set values of the state). */

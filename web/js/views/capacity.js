@@ -29,8 +29,11 @@ export function capacityView(r, fmt) {
     h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),
       r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
     h('dt', {}, 'Longest single sequence'), h('dd', { id: 'max-context', 'data-value': r.max_context }, `${commas(r.max_context)} tokens`),
-    h('dt', {}, 'Weights per GPU'), h('dd', {}, fmt.bytes(r.weights_bytes),
-      h('span', { class: 'exact' }, ` ${commas(r.parameters.total)} parameters in ${r.weight_dtype.name}`)));
+    h('dt', {}, 'Weights per GPU'), h('dd', { id: 'weights-per-gpu', 'data-value': r.weights_bytes }, fmt.bytes(r.weights_bytes),
+      h('span', { class: 'exact' }, ` ${commas(r.parameters.total)} parameters in ${r.weight_dtype.name}`)),
+    r.weights ? h('dt', {}, 'Stored as') : null,
+    r.weights ? h('dd', { id: 'weights-source' }, r.weights.source,
+      h('span', { class: 'exact' }, ` (checkpoint ${fmt.bytes(r.weights.checkpoint_bytes)})`)) : null);
   const w = r.workload;
   return h('div', {}, dl, w ? h('p', { id: 'workload' },
     `With these length distributions a sequence holds ${fmt.size(w.mean_kv_bytes_per_sequence)} on average: `,

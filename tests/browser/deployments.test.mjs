@@ -1,0 +1,96 @@
+// Today's deployments on the page: checkpoints sized as they are stored, the engine's context
+// limit on the context control, speculative decoding with MTP layers, and a weights index file.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { siteDir, cliPath } from '../paths.mjs';
+import { serve, launch, open, screenshot } from './support.mjs';
+
+const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
+const { DEFAULTS, planOptions, toHash } = await import(path.join(siteDir, 'js/state.js'));
+
+let server;
+let browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+// The CLI's report for a state; a weights index becomes a file of that name.
+function cliPlan(state) {
+  const options = planOptions(state);
+  if (options.weights_index) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kvscope-index-'));
+    const file = path.join(dir, 'model.safetensors.index.json');
+    writeFileSync(file, options.weights_index.text);
+    options.weights_index = { name: file, text: '' };
+  }
+  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
+}
+const value = (page, selector) => page.getAttribute(selector, 'data-value').then(Number);
+
+const DEEPSEEK = { ...DEFAULTS, model: 'deepseek-v3', gpu: 'h200-sxm-141gb', gpus: 8, tp: 8, kv_dtype: 'fp8', context: 131072 };
+
+test('DeepSeek-V3 on one 8 x H200 node starts: its fp8 weights, and MTP drafting', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(DEEPSEEK)}`);
+  const expected = cliPlan(DEEPSEEK);
+  assert.equal(expected.starts, true);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  assert.equal(await value(page, '#weights-per-gpu'), expected.weights_bytes);
+  assert.match(await page.textContent('#weights-source'), /fp8 with 128x128 block scales/);
+  assert.match(await page.textContent('#context-limit'), /163,840 tokens \(max_position_embeddings=163840\)/);
+  assert.equal(await page.isVisible('#mtp-control'), true);  // the checkpoint has an MTP layer
+  await screenshot(page, 'page-deepseek-v3-8xh200');
+  await page.selectOption('#mtp-tokens', '1');
+  await page.waitForURL(/mtp_tokens=1/);
+  const drafting = cliPlan({ ...DEEPSEEK, mtp_tokens: 1 });
+  assert.equal(await value(page, '#kv-bytes-per-token'), drafting.kv_bytes_per_token);
+  assert.equal(drafting.kv_bytes_per_token, expected.kv_bytes_per_token / 61 * 62);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Qwen3-32B at 131072 tokens: vLLM refuses past the derived limit, the override starts it', async () => {
+  const qwen = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', context: 131072 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(qwen)}`);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'false');
+  assert.match(await page.textContent('#startup-error'),
+    /^User-specified max_model_len \(131072\) is greater than the derived max_model_len \(max_position_embeddings=40960 or model_max_length=None/);
+  assert.match(await page.textContent('#context-limit'), /40,960 tokens .* 131,072 is past it/);
+  assert.equal(await page.isVisible('#mtp-control'), false);
+  await page.check('#allow-long-context');
+  await page.waitForURL(/allow_long_context=1/);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  assert.match(await page.inputValue('#engine-command'), /^VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen\/Qwen3-32B /);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a model.safetensors.index.json fixes the weights to its total_size', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(DEEPSEEK)}`);
+  await page.click('#config-details summary');
+  const index = { metadata: { total_size: 688586727753 }, weight_map: { 'lm_head.weight': 'model-00163-of-000163.safetensors' } };
+  await page.setInputFiles('#index-file', { name: 'model.safetensors.index.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(index)) });
+  await page.waitForURL(/checkpoint_bytes=688586727753/);
+  assert.match(await page.textContent('#weights-source'), /metadata\.total_size 688,586,727,753 bytes, exactly/);
+  const expected = cliPlan({ ...DEEPSEEK, checkpoint_bytes: 688586727753 });
+  assert.equal(await value(page, '#weights-per-gpu'), expected.weights_bytes);
+  // A file without total_size is named in an error; the weights stay as they were.
+  await page.setInputFiles('#index-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"weight_map": {}}') });
+  await page.waitForSelector('#input-error:not([hidden])');
+  assert.match(await page.textContent('#input-error'), /metadata\.total_size is missing/);
+  assert.match(await page.textContent('#weights-source'), /688,586,727,753/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a model named by its Hugging Face id or display name', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.fill('#model', 'openai/gpt-oss-120b');
+  await page.dispatchEvent('#model', 'change');
+  await page.waitForURL(/model=gpt-oss-120b/);
+  assert.match(await page.textContent('#weights-source'), /MXFP4: routed experts in fp4/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
