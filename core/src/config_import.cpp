@@ -60,6 +60,11 @@ class Importer {
               "per-block layouts (DeciLM / Nemotron-NAS) are not supported; describe the layers "
               "with layer_types instead");
     }
+    if (r_.has("compress_ratios")) {
+      r_.fail(kUnsupported, "compress_ratios",
+              "DeepSeek-V4's compressed KV caches (a sliding window, compressed rows per ratio, "
+              "indexer keys and fp32 compressor state per layer) are not modelled yet");
+    }
     if (r_.has("cross_attention_layers")) {
       r_.fail(kUnsupported, "cross_attention_layers",
               "cross-attention layers over image tokens (Llama 3.2 Vision) are not supported");

@@ -197,18 +197,27 @@ class Regex {
   size_t steps_ = 0;
 };
 
-// fnmatch-style: '*' any run of characters, '?' one character.
+// fnmatch-style: '*' any run of characters, '?' one character. Linear backtracking to the last
+// star only, so a pattern of many stars stays O(pattern x name) (found by fuzz_config_import).
 bool glob_matches(const char* p, const char* t) {
-  for (; *p != '\0'; ++p, ++t) {
+  const char* star = nullptr;
+  const char* resume = nullptr;
+  while (*t != '\0') {
     if (*p == '*') {
-      for (const char* rest = t;; ++rest) {
-        if (glob_matches(p + 1, rest)) return true;
-        if (*rest == '\0') return false;
-      }
+      star = p++;
+      resume = t;
+    } else if (*p != '\0' && (*p == '?' || *p == *t)) {
+      ++p;
+      ++t;
+    } else if (star != nullptr) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
     }
-    if (*t == '\0' || (*p != '?' && *p != *t)) return false;
   }
-  return *t == '\0';
+  while (*p == '*') ++p;
+  return *p == '\0';
 }
 
 }  // namespace

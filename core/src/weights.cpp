@@ -51,7 +51,7 @@ class Inventory {
                  s_.max_position_embeddings, 1, true);
     }
     if (s_.per_layer_input_size != 0) {  // Gemma 3n / 4 per-layer embeddings (vLLM gemma3n.py)
-      const uint64_t width = s_.per_layer_input_size * s_.layers.size();
+      const uint64_t width = mul(s_.per_layer_input_size, s_.layers.size());
       WeightTensor table;
       table.name = "model.embed_tokens_per_layer";
       table.module = ModuleClass::kEmbedding;
@@ -72,7 +72,7 @@ class Inventory {
       const uint32_t i = static_cast<uint32_t>(s_.layers.size()) + k;
       add_layer(s_.draft_layers[k], i, true);
       // eh_proj stays in the checkpoint dtype in DeepSeek's fp8 release.
-      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, 2 * s_.hidden_size,
+      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, mul(2, s_.hidden_size),
           1, 1);  // a plain nn.Linear in vLLM's deepseek_mtp.py: replicated
       const uint64_t hidden = s_.hidden_size;
       add(i, true, "norms", ModuleClass::kNorms, false, 3, hidden);  // enorm, hnorm, head norm
@@ -140,17 +140,17 @@ class Inventory {
       const uint64_t qk = uint64_t{m.qk_nope_head_dim} + m.qk_rope_head_dim;
       const ModuleClass a = ModuleClass::kAttention;
       if (m.q_lora_rank == 0) {
-        add(i, draft, attn + "q_proj", a, true, heads * qk, hidden);
+        add(i, draft, attn + "q_proj", a, true, mul(heads, qk), hidden);
       } else {  // vLLM replicates the down-projections (ReplicatedLinear in deepseek_v2.py)
         add(i, draft, attn + "q_a_proj", a, true, m.q_lora_rank, hidden, 1, 1);
         add(i, draft, attn + "q_a_layernorm", ModuleClass::kNorms, false, m.q_lora_rank, 1);
-        add(i, draft, attn + "q_b_proj", a, true, heads * qk, m.q_lora_rank);
+        add(i, draft, attn + "q_b_proj", a, true, mul(heads, qk), m.q_lora_rank);
       }
       add(i, draft, attn + "kv_a_proj_with_mqa", a, true,
           uint64_t{m.kv_lora_rank} + m.qk_rope_head_dim, hidden, 1, 1);
       add(i, draft, attn + "kv_a_layernorm", ModuleClass::kNorms, false, m.kv_lora_rank, 1);
       add(i, draft, attn + "kv_b_proj", a, true,
-          heads * (uint64_t{m.qk_nope_head_dim} + m.v_head_dim), m.kv_lora_rank);
+          mul(heads, uint64_t{m.qk_nope_head_dim} + m.v_head_dim), m.kv_lora_rank);
       add(i, draft, attn + "o_proj", a, true, hidden, heads * m.v_head_dim);
       if (l.indexer_head_dim != 0) {  // the lightning indexer, replicated (vLLM Indexer)
         const uint64_t index_q = uint64_t{m.index_n_heads} * l.indexer_head_dim;
@@ -173,7 +173,7 @@ class Inventory {
       }
       add(i, draft, attn + "o_proj", a, true, hidden, heads * l.v_head_dim);
     }
-    if (l.mixer_params != 0) {  // projections, convolution and gates as one hidden-wide matrix
+    if (l.mixer_params != 0 && hidden != 0) {  // projections, convolution, gates: hidden wide
       add(i, draft, n_.mixer, ModuleClass::kRecurrent, true, ceil_div(l.mixer_params, hidden),
           hidden);
     }
@@ -198,7 +198,7 @@ class Inventory {
       add(i, draft, ex + "gate_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
       add(i, draft, ex + "up_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
       add(i, draft, ex + "down_proj", ModuleClass::kRoutedExperts, true, hidden, w, e);
-      const uint64_t shared = uint64_t{moe.shared_experts} * moe.shared_expert_intermediate_size;
+      const uint64_t shared = mul(moe.shared_experts, moe.shared_expert_intermediate_size);
       const std::string sh = mlp + n_.shared + ".";
       add(i, draft, sh + "gate_proj", ModuleClass::kSharedExperts, true, shared, hidden);
       add(i, draft, sh + "up_proj", ModuleClass::kSharedExperts, true, shared, hidden);
@@ -206,6 +206,21 @@ class Inventory {
     }
   }
 
+  // a x b, or 0 with overflowed() set when it passes 2^64-1 (hand-built shapes can).
+  uint64_t mul(uint64_t a, uint64_t b) {
+    uint64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out)) {
+      overflowed_ = true;
+      return 0;
+    }
+    return out;
+  }
+
+ public:
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  bool overflowed_ = false;
   const ModelShape& s_;
   LayerNames n_;
   std::vector<WeightTensor> out_;
@@ -247,6 +262,17 @@ const MatrixFormat& format_of(const WeightStorage& s, const WeightTensor& t, uin
   return s.plain;
 }
 
+// Patterns that name layers are matched per layer; this bounds that work (real configs need
+// under 10^6: Qwen3-235B's 282 exclusions over 94 layers).
+constexpr uint64_t kMaxPatternChecks = 20'000'000;
+
+uint64_t layer_patterns(const WeightStorage& s) {
+  uint64_t n = static_cast<uint64_t>(std::count_if(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit));
+  for (const StorageRule& r : s.rules)
+    n += static_cast<uint64_t>(std::count_if(r.patterns.begin(), r.patterns.end(), has_digit));
+  return n;
+}
+
 bool names_layers(const WeightStorage& s) {
   if (std::any_of(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit)) return true;
   return std::any_of(s.rules.begin(), s.rules.end(), [](const StorageRule& r) {
@@ -265,7 +291,9 @@ Result<std::vector<WeightTensor>> weight_tensors(const ModelShape& shape) {
   // Every product below stays under 2^64 when each factor is within the importer's limits; a
   // hand-built shape is checked here.
   CheckedU64 total;
-  std::vector<WeightTensor> tensors = Inventory(shape).build();
+  Inventory inventory(shape);
+  std::vector<WeightTensor> tensors = inventory.build();
+  if (inventory.overflowed()) total = CheckedU64::overflow();
   for (const WeightTensor& t : tensors) {
     total += CheckedU64(t.rows) * t.cols * t.copies * std::max<uint64_t>(1, t.layer_count);
   }
@@ -371,6 +399,18 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
   WeightBytes out;
   CheckedU64 total, draft, quantized, plain;
   const bool per_layer = names_layers(storage);
+  if (per_layer) {  // every layer of every tensor against every layer-specific pattern
+    CheckedU64 checks;
+    for (const WeightTensor& t : tensors) checks += std::max<uint64_t>(1, t.layer_count);
+    checks = checks * layer_patterns(storage);
+    if (checks.overflowed() || checks.value() > kMaxPatternChecks) {
+      return R::failure(make_error(
+          kOutOfRange, "quantization_config",
+          std::to_string(layer_patterns(storage)) +
+              " module patterns that name layers, over this many layers, are more than kvscope "
+              "evaluates"));
+    }
+  }
   for (const WeightTensor& t : tensors) {
     if (t.tied) continue;  // stored with the embedding
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
@@ -418,13 +458,18 @@ Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& ten
   out.per_layer.assign(layer_count, 0);
   CheckedU64 before, after;
   std::vector<CheckedU64> layers(layer_count);
+  const Result<WeightBytes> bounded = weight_bytes(tensors, storage);  // the same pattern bound
+  if (!bounded.ok) return R::failure(bounded.error);
+  const bool per_layer = names_layers(storage);
   for (const WeightTensor& t : tensors) {
     if (t.draft || t.tied) continue;
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
+    Result<uint64_t> bytes = matrix_bytes(format_of(storage, t, t.first_layer), t.rows, t.cols,
+                                          t.copies);
     for (uint32_t k = 0; k < count; ++k) {
       const uint32_t layer = t.first_layer + k;
-      const Result<uint64_t> bytes =
-          matrix_bytes(format_of(storage, t, layer), t.rows, t.cols, t.copies);
+      if (per_layer && k != 0)
+        bytes = matrix_bytes(format_of(storage, t, layer), t.rows, t.cols, t.copies);
       if (!bytes.ok) return R::failure(bytes.error);
       if (t.layer_count == 0) {
         (t.before_layers ? before : after) += bytes.value;

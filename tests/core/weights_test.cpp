@@ -105,5 +105,47 @@ TEST(Weights, GgufMixturesApplyToTheWholeFile) {
   EXPECT_NEAR(static_cast<double>(q4.value.total) * 8 / static_cast<double>(p.total), 4.84, 0.001);
 }
 
+
+// Found by fuzz_plan: a hand-built recurrent layer with hidden_size 0 divided by it; dimensions
+// whose product passes 2^64 are refused rather than wrapped.
+TEST(Weights, HandBuiltShapesNeverDivideByZeroOrWrap) {
+  ModelShape s;
+  s.layers.resize(2);
+  s.layers[0].attention = AttentionKind::kNone;
+  s.layers[0].state = StateKind::kMamba2;
+  s.layers[0].mixer_params = 1000;
+  EXPECT_TRUE(weight_tensors(s).ok);
+  ModelShape mla = test::catalog_shape("deepseek-v3");
+  mla.num_attention_heads = 0xffffffffu;
+  mla.mla.qk_nope_head_dim = mla.mla.qk_rope_head_dim = 0xffffffffu;
+  const Result<std::vector<WeightTensor>> wrapped = weight_tensors(mla);
+  ASSERT_FALSE(wrapped.ok);
+  EXPECT_EQ(wrapped.error.code, kOutOfRange);
+}
+
+
+// Found by fuzz_config_import: a glob of many stars took exponential time. Patterns that name
+// layers are matched per layer, and more of that work than real configs need is refused.
+TEST(Weights, ModulePatternsStayCheap) {
+  EXPECT_TRUE(module_pattern_matches("model.layers.*.self_attn", "model.layers.3.self_attn.q_proj"));
+  EXPECT_TRUE(module_pattern_matches("*proj", "model.layers.3.mlp.down_proj"));
+  EXPECT_FALSE(module_pattern_matches("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
+                                      std::string(200, 'a')));
+  EXPECT_TRUE(module_pattern_matches("re:.*mlp\\.(gate|up)_proj.*", "model.layers.0.mlp.up_proj"));
+  EXPECT_FALSE(module_pattern_matches("re:.*mlp\\.(gate|up)_proj.*", "model.layers.0.mlp.gate"));
+  EXPECT_TRUE(module_pattern_matches("gate", "model.layers.7.mlp.gate"));
+  EXPECT_FALSE(module_pattern_matches("gate", "model.layers.7.mlp.gate_proj"));
+  std::string patterns;
+  for (int i = 0; i < 1000; ++i) patterns += (i ? ", " : "") + std::string("\"model.layers.") + std::to_string(i) + ".mlp\"";
+  const std::string config = R"({"num_hidden_layers": 4096, "hidden_size": 64, "num_attention_heads": 4,
+      "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 1024,
+      "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128],
+      "modules_to_not_convert": [)" + patterns + "]}}";
+  const ModelShape shape = test::import_ok(config).shape;
+  const Result<WeightBytes> refused = weight_bytes(weight_tensors(shape).value, shape.weights);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error.field, "quantization_config");
+}
+
 }  // namespace
 }  // namespace kvscope
