@@ -203,5 +203,68 @@ TEST(CheckpointWeights, Qwen3Fp8AndAwqFromTheBaseConfig) {
   }
 }
 
+
+// One linear layer of N outputs x K inputs in each method's checkpoint layout, from the tensors
+// the loaders create (vllm/model_executor/layers/quantization/: gptq.py qweight (K/8, N) int32,
+// qzeros (K/g, N/8) int32, scales (K/g, N) fp16, g_idx (K) int32; modelopt.py NVFP4 weight
+// (N, K/2) uint8, weight_scale (N, K/16) fp8, weight_scale_2 and input_scale fp32;
+// compressed_tensors W8A8 int8 weight (N, K) and a per-channel scale; bitsandbytes nf4 packed
+// 4-bit values with an fp32 absmax per 64).
+TEST(CheckpointWeights, EachMethodsTensorsForOneLinearLayer) {
+  constexpr uint64_t N = 4096, K = 11008;
+  auto bytes_of = [&](const std::string& quantization_config) {
+    const std::string config =
+        R"({"num_hidden_layers": 1, "hidden_size": 11008, "num_attention_heads": 1, "head_dim": 4096,
+            "num_key_value_heads": 1, "vocab_size": 8, "max_position_embeddings": 64,
+            "torch_dtype": "bfloat16", "quantization_config": )" + quantization_config + "}";
+    const ModelShape shape = test::import_ok(config).shape;
+    // q_proj is 4096 x 11008: the layer's first linear tensor.
+    for (const WeightTensor& t : weight_tensors(shape).value) {
+      if (t.name.find("q_proj") != std::string::npos) {
+        EXPECT_EQ(t.rows, N);
+        EXPECT_EQ(t.cols, K);
+        return weight_bytes({t}, shape.weights).value.total;
+      }
+    }
+    return uint64_t{0};
+  };
+  EXPECT_EQ(bytes_of(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false})"),
+            K / 8 * N * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2 + K * 4);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})"),
+            K * N / 8 * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})"),
+            N * K / 2 + N * K / 16 + 4 + 4);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})"),
+            N * K + (N / 128) * ((K + 127) / 128) * 4);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "fp8", "activation_scheme": "static"})"), N * K + 4 + 4);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "compressed-tensors", "format": "int-quantized",
+                         "config_groups": {"group_0": {"targets": ["Linear"],
+                           "weights": {"num_bits": 8, "type": "int", "strategy": "channel",
+                                       "symmetric": true}}}})"),
+            N * K + N * 2);
+  EXPECT_EQ(bytes_of(R"({"quant_method": "bitsandbytes", "load_in_4bit": true,
+                         "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": false})"),
+            N * K / 2 + N * K / 64 * 4 + 64 + 160);
+}
+
+// ModelOpt's exclude_modules globs (nvidia/DeepSeek-V3-0324-NVFP4's hf_quant_config.json):
+// attention, norms, routers, the MTP layer, embeddings and head stay bf16; experts are NVFP4.
+TEST(CheckpointWeights, ModelOptExclusionsAsGlobs) {
+  const ModelShape shape = test::catalog_shape("deepseek-v3-0324-nvfp4");
+  EXPECT_EQ(shape.weights.name, "nvfp4");
+  const WeightBytes w = checkpoint_weights(shape);
+  bool attention_plain = false, experts_nvfp4 = false;
+  for (const ModuleBytes& m : w.modules) {
+    if (m.module == ModuleClass::kAttention && !m.draft && m.format == "bf16") attention_plain = true;
+    if (m.module == ModuleClass::kAttention && !m.draft) EXPECT_EQ(m.format, "bf16");
+    if (m.module == ModuleClass::kRoutedExperts && !m.draft && m.format.rfind("nvfp4", 0) == 0)
+      experts_nvfp4 = true;
+  }
+  EXPECT_TRUE(attention_plain);
+  EXPECT_TRUE(experts_nvfp4);
+  // 4.5 bits per expert weight: the whole checkpoint well under DeepSeek-V3's fp8 641 GiB.
+  EXPECT_LT(static_cast<double>(w.total) / (1u << 30), 420);
+}
+
 }  // namespace
 }  // namespace kvscope
