@@ -2,33 +2,16 @@
 // limit on the context control, speculative decoding with MTP layers, and a weights index file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { siteDir, cliPath } from '../paths.mjs';
-import { serve, launch, open, screenshot } from './support.mjs';
+import { siteDir } from '../paths.mjs';
+import { serve, launch, open, screenshot, cliPlan, value } from './support.mjs';
 
-const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const { DEFAULTS, planOptions, toHash } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS, toHash } = await import(path.join(siteDir, 'js/state.js'));
 
 let server;
 let browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
-
-// The CLI's report for a state; a weights index becomes a file of that name.
-function cliPlan(state) {
-  const options = planOptions(state);
-  if (options.weights_index) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'kvscope-index-'));
-    const file = path.join(dir, 'model.safetensors.index.json');
-    writeFileSync(file, options.weights_index.text);
-    options.weights_index = { name: file, text: '' };
-  }
-  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
-}
-const value = (page, selector) => page.getAttribute(selector, 'data-value').then(Number);
 
 const DEEPSEEK = { ...DEFAULTS, model: 'deepseek-v3', gpu: 'h200-sxm-141gb', gpus: 8, tp: 8, kv_dtype: 'fp8', context: 131072 };
 

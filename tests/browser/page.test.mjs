@@ -2,24 +2,17 @@
 // the CLI's numbers for the same scenarios, hostile configs and URLs. Screenshots are saved.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { siteDir, cliPath } from '../paths.mjs';
-import { serve, launch, open, screenshot } from './support.mjs';
+import { siteDir } from '../paths.mjs';
+import { serve, launch, open, screenshot, cliPlan, value } from './support.mjs';
 
-const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const { DEFAULTS, planOptions, toHash } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS, toHash } = await import(path.join(siteDir, 'js/state.js'));
 
 let server;
 let browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-function cliPlan(state) {
-  const options = planOptions(state);
-  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
-}
-const value = (page, selector) => page.getAttribute(selector, 'data-value').then(Number);
 
 test('first open: the article-2 story, no console errors', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);

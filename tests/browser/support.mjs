@@ -1,12 +1,30 @@
 // Browser-test support: a static file server over the staged site (as any static server would
 // serve it) and Debian's Chromium driven by playwright-core.
 import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { readFile, mkdtemp } from 'node:fs/promises';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { repoRoot, siteDir } from '../paths.mjs';
+import { cliPath, repoRoot, siteDir } from '../paths.mjs';
+
+const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
+const { planOptions } = await import(path.join(siteDir, 'js/state.js'));
+
+/** `kvscope plan --json` for a page state (a weights index becomes a file of that name). */
+export function cliPlan(state) {
+  const options = planOptions(state);
+  if (options.weights_index) {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'kvscope-index-')), 'model.safetensors.index.json');
+    writeFileSync(file, options.weights_index.text);
+    options.weights_index = { name: file, text: '' };
+  }
+  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
+}
+
+/** An element's data-value as a number. */
+export const value = (page, selector) => page.getAttribute(selector, 'data-value').then(Number);
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.md': 'text/markdown' };

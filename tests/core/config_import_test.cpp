@@ -9,16 +9,11 @@
 namespace kvscope {
 namespace {
 
+using test::count_kind;
 using test::has_assumption;
 using test::import_fixture;
 using test::import_ok;
 using test::read_fixture;
-
-size_t count_kind(const ModelShape& s, AttentionKind kind) {
-  size_t n = 0;
-  for (const LayerSpec& l : s.layers) n += l.attention == kind ? 1 : 0;
-  return n;
-}
 
 size_t count_state(const ModelShape& s, StateKind kind) {
   size_t n = 0;

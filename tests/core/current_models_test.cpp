@@ -18,17 +18,11 @@ uint64_t per_token(const ModelShape& s, const std::string& kv) {
   return e.value.kv_bytes_per_token;
 }
 
-size_t count(const ModelShape& s, AttentionKind kind) {
-  size_t n = 0;
-  for (const LayerSpec& l : s.layers) n += l.attention == kind ? 1 : 0;
-  return n;
-}
-
 // DeepSeek sparse attention: beside each layer's 576-value MLA latent, the indexer keeps 128 fp8
 // keys and one fp32 scale per token, whatever the KV dtype (vLLM DeepseekV32IndexerCache).
 TEST(CurrentModels, DeepSeekV32IndexerCache) {
   const ModelShape s = real_config("deepseek-ai__deepseek-v3.2.json");
-  EXPECT_EQ(count(s, AttentionKind::kMla), 61u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kMla), 61u);
   EXPECT_EQ(s.layers[0].indexer_head_dim, 128u);
   EXPECT_EQ(per_token(s, "bf16"), 61u * (576 * 2 + 132));
   EXPECT_EQ(per_token(s, "fp8"), 61u * (576 + 132));
@@ -39,7 +33,7 @@ TEST(CurrentModels, DeepSeekV32IndexerCache) {
 TEST(CurrentModels, Glm5SparseAttention) {
   const ModelShape s = real_config("zai-org__glm-5.1.json");
   EXPECT_EQ(s.model_type, "glm_moe_dsa");
-  EXPECT_EQ(count(s, AttentionKind::kMla), 78u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kMla), 78u);
   EXPECT_EQ(per_token(s, "bf16"), 78u * (576 * 2 + 132));
 }
 
@@ -48,7 +42,7 @@ TEST(CurrentModels, Glm5SparseAttention) {
 TEST(CurrentModels, Gemma4TwoHeadSizes) {
   const ModelShape s = real_config("google__gemma-4-31b-it.transformers-repr.json");
   ASSERT_EQ(s.layers.size(), 60u);
-  EXPECT_EQ(count(s, AttentionKind::kFull), 10u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kFull), 10u);
   const LayerSpec& full = s.layers[5];
   EXPECT_EQ(full.attention, AttentionKind::kFull);
   EXPECT_EQ(full.kv_heads, 4u);
@@ -70,7 +64,7 @@ TEST(CurrentModels, Gemma4SharedKvLayers) {
   const ModelShape s =
       real_config("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
   ASSERT_EQ(s.layers.size(), 42u);
-  EXPECT_EQ(count(s, AttentionKind::kShared), 18u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kShared), 18u);
   size_t full = 0, sliding = 0;
   for (size_t i = 0; i < 24; ++i) {
     full += s.layers[i].attention == AttentionKind::kFull ? 1 : 0;
@@ -84,8 +78,8 @@ TEST(CurrentModels, Gemma4SharedKvLayers) {
 // MiMo-V2: full layers 4 KV heads, sliding layers 8 (swa_*), K 192 and V 128 wide.
 TEST(CurrentModels, MimoV2DifferentKAndVHeadSizes) {
   const ModelShape s = real_config("xiaomimimo__mimo-v2.5.json");
-  EXPECT_EQ(count(s, AttentionKind::kFull), 9u);
-  EXPECT_EQ(count(s, AttentionKind::kSlidingWindow), 39u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kFull), 9u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kSlidingWindow), 39u);
   const LayerSpec& full = s.layers[0];
   EXPECT_EQ(full.kv_heads, 4u);
   EXPECT_EQ(full.k_head_dim, 192u);
@@ -101,7 +95,7 @@ TEST(CurrentModels, MimoV2DifferentKAndVHeadSizes) {
 // Kimi Linear: 7 MLA layers (1-based 4, 8, ..., 27) among Kimi Delta Attention layers.
 TEST(CurrentModels, KimiLinearLayers) {
   const ModelShape s = real_config("moonshotai__kimi-linear-48b-a3b-instruct.json");
-  EXPECT_EQ(count(s, AttentionKind::kMla), 7u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kMla), 7u);
   EXPECT_EQ(s.layers[3].attention, AttentionKind::kMla);
   EXPECT_EQ(s.layers[26].attention, AttentionKind::kMla);
   EXPECT_EQ(s.layers[0].state, StateKind::kKimiDelta);
@@ -144,7 +138,7 @@ TEST(CurrentModels, VllmSsmDtypePerModel) {
 TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
   const ModelShape s = real_config("state-spaces__mamba2-2.7b.mlx-swift-fixture.json");
   ASSERT_EQ(s.layers.size(), 64u);
-  EXPECT_EQ(count(s, AttentionKind::kNone), 64u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kNone), 64u);
   EXPECT_EQ(s.layers[0].state_values, 5376u * 3 + 80u * 64 * 128);
   PlanInput in;
   in.model.config_json =

@@ -64,6 +64,13 @@ inline PlanReport plan_ok(const PlanInput& in) {
   return r.value;
 }
 
+// How many of a shape's layers have this attention kind.
+inline size_t count_kind(const ModelShape& s, AttentionKind kind) {
+  size_t n = 0;
+  for (const LayerSpec& l : s.layers) n += l.attention == kind ? 1 : 0;
+  return n;
+}
+
 inline bool has_assumption(const ImportedModel& m, const std::string& needle) {
   for (const std::string& a : m.assumptions) {
     if (a.find(needle) != std::string::npos) return true;

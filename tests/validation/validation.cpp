@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -55,7 +56,28 @@ std::function<std::string(const json&)> device_mib(const char* device, const cha
   };
 }
 
+// A command line written as one string (no argument in it has a space; paths go in apart).
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
+
 std::vector<Case> cases() {
+  // Command lines shared by several rows from one log.
+  const auto mistral_offload = words(
+      "plan --model mistral-7b-v0.1 --engine llama.cpp --gpu rtx-4090 --context 768 --kv-dtype f16 "
+      "--n-gpu-layers 20 --output-layer-last");
+  const auto deepseek_4gpu = words(
+      "plan --model deepseek-v3 --engine llama.cpp --gpu rtx-a6000 --gpus 4 --tensor-split "
+      "29249,23633,23698,48280 --context 16384 --kv-dtype f16 --mla-v-cache --output-layer-last "
+      "--ubatch 1024");
+  const auto gpt_oss_8npu = words(
+      "plan --model gpt-oss-20b --engine llama.cpp --gpu h100-sxm-80gb --gpus 8 --context 131072 "
+      "--kv-dtype f16 --output-layer-last");
+  auto qwen35_hybrid = words(
+      "plan --engine llama.cpp --gpu rtx-4090 --context 8192 --kv-dtype f16 --n-gpu-layers 20");
+  qwen35_hybrid.insert(qwen35_hybrid.begin() + 1,
+                       {"--config", real_config("qwen__qwen3.5-4b.json")});
   return {
       {"vLLM",
        "vLLM issue #25350",
@@ -177,17 +199,11 @@ std::vector<Case> cases() {
       {"llama.cpp",
        "tests/data/logs/llamacpp-mistral-7b-instruct-v0.1-ngl20-c768-partial-offload.log (a "
        "llama GGUF: no SWA; mid-2025 build, layers offloaded before the output layer)",
-       "Mistral-7B-v0.1 CUDA0 KV buffer size, -ngl 20 -c 768 (MiB)",
-       {"plan", "--model", "mistral-7b-v0.1", "--engine", "llama.cpp", "--gpu", "rtx-4090",
-        "--context", "768", "--kv-dtype", "f16", "--n-gpu-layers", "20", "--output-layer-last"},
-       "60.00",
+       "Mistral-7B-v0.1 CUDA0 KV buffer size, -ngl 20 -c 768 (MiB)", mistral_offload, "60.00",
        device_mib("CUDA0", "kv_bytes")},
       {"llama.cpp",
        "tests/data/logs/llamacpp-mistral-7b-instruct-v0.1-ngl20-c768-partial-offload.log",
-       "Mistral-7B-v0.1 CPU KV buffer size, -ngl 20 -c 768 (MiB)",
-       {"plan", "--model", "mistral-7b-v0.1", "--engine", "llama.cpp", "--gpu", "rtx-4090",
-        "--context", "768", "--kv-dtype", "f16", "--n-gpu-layers", "20", "--output-layer-last"},
-       "36.00",
+       "Mistral-7B-v0.1 CPU KV buffer size, -ngl 20 -c 768 (MiB)", mistral_offload, "36.00",
        device_mib("CPU", "kv_bytes")},
       {"llama.cpp",
        "tests/data/logs/llamacpp-deepseek-v3-0324-oldgguf-c4096-cpu.log (per-head MLA GGUF)",
@@ -199,55 +215,28 @@ std::vector<Case> cases() {
       {"llama.cpp",
        "tests/data/logs/llamacpp-deepseek-v3-0324-mla-4gpu-c16384.log (build 5331: latent K and "
        "V; -ts from the free memory the log prints)",
-       "DeepSeek-V3-0324 CUDA0 KV buffer size, -c 16384 on 4 GPUs (MiB)",
-       {"plan", "--model", "deepseek-v3", "--engine", "llama.cpp", "--gpu", "rtx-a6000",
-        "--gpus", "4", "--tensor-split", "29249,23633,23698,48280", "--context", "16384",
-        "--kv-dtype", "f16", "--mla-v-cache", "--output-layer-last", "--ubatch", "1024"},
-       "510.00",
+       "DeepSeek-V3-0324 CUDA0 KV buffer size, -c 16384 on 4 GPUs (MiB)", deepseek_4gpu, "510.00",
        device_mib("CUDA0", "kv_bytes")},
-      {"llama.cpp",
-       "tests/data/logs/llamacpp-deepseek-v3-0324-mla-4gpu-c16384.log",
-       "DeepSeek-V3-0324 CUDA3 KV buffer size, -c 16384 on 4 GPUs (MiB)",
-       {"plan", "--model", "deepseek-v3", "--engine", "llama.cpp", "--gpu", "rtx-a6000",
-        "--gpus", "4", "--tensor-split", "29249,23633,23698,48280", "--context", "16384",
-        "--kv-dtype", "f16", "--mla-v-cache", "--output-layer-last", "--ubatch", "1024"},
-       "748.00",
+      {"llama.cpp", "tests/data/logs/llamacpp-deepseek-v3-0324-mla-4gpu-c16384.log",
+       "DeepSeek-V3-0324 CUDA3 KV buffer size, -c 16384 on 4 GPUs (MiB)", deepseek_4gpu, "748.00",
        device_mib("CUDA3", "kv_bytes")},
       {"llama.cpp",
        "tests/data/logs/llamacpp-gpt-oss-20b-c0-8npu-cann.log (build 6115, -c 0 = 131072, iSWA)",
-       "gpt-oss-20b CANN0 KV buffers, non-SWA 512.00 + SWA 3.00 (MiB)",
-       {"plan", "--model", "gpt-oss-20b", "--engine", "llama.cpp", "--gpu", "h100-sxm-80gb",
-        "--gpus", "8", "--context", "131072", "--kv-dtype", "f16", "--output-layer-last"},
-       "515.00",
+       "gpt-oss-20b CANN0 KV buffers, non-SWA 512.00 + SWA 3.00 (MiB)", gpt_oss_8npu, "515.00",
        device_mib("CUDA0", "kv_bytes")},
-      {"llama.cpp",
-       "tests/data/logs/llamacpp-gpt-oss-20b-c0-8npu-cann.log",
-       "gpt-oss-20b CANN7 KV buffers, non-SWA 256.00 + SWA 1.50 (MiB)",
-       {"plan", "--model", "gpt-oss-20b", "--engine", "llama.cpp", "--gpu", "h100-sxm-80gb",
-        "--gpus", "8", "--context", "131072", "--kv-dtype", "f16", "--output-layer-last"},
-       "257.50",
+      {"llama.cpp", "tests/data/logs/llamacpp-gpt-oss-20b-c0-8npu-cann.log",
+       "gpt-oss-20b CANN7 KV buffers, non-SWA 256.00 + SWA 1.50 (MiB)", gpt_oss_8npu, "257.50",
        device_mib("CUDA7", "kv_bytes")},
       {"llama.cpp",
        "tests/data/logs/llamacpp-qwen3.5-9b-c8192-fit-ngl20-hybrid-vulkan.log (output layer "
        "first; Qwen3.5-4B's config has the 9B's cache shapes)",
-       "Qwen3.5-9B Vulkan1 KV buffer size, -ngl 20 -c 8192 (MiB)",
-       {"plan", "--config", real_config("qwen__qwen3.5-4b.json"), "--engine", "llama.cpp",
-        "--gpu", "rtx-4090", "--context", "8192", "--kv-dtype", "f16", "--n-gpu-layers", "20"},
-       "160.00",
+       "Qwen3.5-9B Vulkan1 KV buffer size, -ngl 20 -c 8192 (MiB)", qwen35_hybrid, "160.00",
        device_mib("CUDA0", "kv_bytes")},
-      {"llama.cpp",
-       "tests/data/logs/llamacpp-qwen3.5-9b-c8192-fit-ngl20-hybrid-vulkan.log",
-       "Qwen3.5-9B Vulkan1 RS buffer size (recurrent state, f32) (MiB)",
-       {"plan", "--config", real_config("qwen__qwen3.5-4b.json"), "--engine", "llama.cpp",
-        "--gpu", "rtx-4090", "--context", "8192", "--kv-dtype", "f16", "--n-gpu-layers", "20"},
-       "29.31",
+      {"llama.cpp", "tests/data/logs/llamacpp-qwen3.5-9b-c8192-fit-ngl20-hybrid-vulkan.log",
+       "Qwen3.5-9B Vulkan1 RS buffer size (recurrent state, f32) (MiB)", qwen35_hybrid, "29.31",
        device_mib("CUDA0", "state_bytes")},
-      {"llama.cpp",
-       "tests/data/logs/llamacpp-qwen3.5-9b-c8192-fit-ngl20-hybrid-vulkan.log",
-       "Qwen3.5-9B CPU RS buffer size (MiB)",
-       {"plan", "--config", real_config("qwen__qwen3.5-4b.json"), "--engine", "llama.cpp",
-        "--gpu", "rtx-4090", "--context", "8192", "--kv-dtype", "f16", "--n-gpu-layers", "20"},
-       "20.94",
+      {"llama.cpp", "tests/data/logs/llamacpp-qwen3.5-9b-c8192-fit-ngl20-hybrid-vulkan.log",
+       "Qwen3.5-9B CPU RS buffer size (MiB)", qwen35_hybrid, "20.94",
        device_mib("CPU", "state_bytes")},
       {"vLLM",
        "xorbitsai/inference issue #1715 (Qwen-14B-Chat-Int4; Qwen-VL-Chat-Int4's config has "
@@ -258,7 +247,8 @@ std::vector<Case> cases() {
         "--gpu", "l4", "--max-model-len", "4096"},
        "seq_length=2048 or model_max_length=None",
        [](const json& j) {
-         const std::string e = j["startup_error"].is_string() ? j["startup_error"].get<std::string>() : "";
+         const std::string e =
+             j["startup_error"].is_string() ? j["startup_error"].get<std::string>() : "";
          const size_t a = e.find("max_model_len ("), b = e.find(" in model's");
          return a == std::string::npos || b == std::string::npos
                     ? e
@@ -344,8 +334,9 @@ int main() {
     if (ok && c.differs != nullptr) ++failures;  // a stated difference that no longer is one
     std::cout << "| " << c.engine << " | " << c.source << " | " << c.what << " | " << c.printed
               << " | " << ours << " | "
-              << (ok ? (c.tolerance == 0 ? "exact" : "±0.5%")
-                     : explained ? "different: " + std::string(c.differs) : "**NO**")
+              << (ok          ? (c.tolerance == 0 ? "exact" : "±0.5%")
+                  : explained ? "different: " + std::string(c.differs)
+                              : "**NO**")
               << " | `" << shown(c.args) << "` |\n";
   }
   return failures == 0 ? 0 : 1;
