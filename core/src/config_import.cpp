@@ -786,7 +786,10 @@ class Importer {
     }
     if (auto n = r_.count("n_shared_experts", 0, kMaxExperts)) {
       moe.shared_experts = static_cast<uint32_t>(*n);
-      moe.shared_expert_intermediate_size = moe.expert_intermediate_size;
+      // Nemotron-H sizes its shared expert apart (moe_shared_expert_intermediate_size).
+      moe.shared_expert_intermediate_size =
+          r_.count("moe_shared_expert_intermediate_size", 1, kMaxWidth)
+              .value_or(moe.expert_intermediate_size);
     } else if (auto size = r_.count("shared_expert_intermediate_size", 0, kMaxWidth);
                size && *size > 0) {
       moe.shared_experts = 1;
@@ -840,6 +843,7 @@ class Importer {
         return;
       }
       shape_.ssm_state_dtype = d.value.name;
+      shape_.ssm_state_dtype_key = key;
       r_.assume(r_.path(key) + " " + *v + ": SSM state in " + d.value.name +
                 " where the engine follows the config");
       return;

@@ -38,8 +38,7 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
 // How the weights are stored: --weight-dtype, else the checkpoint's own format. Unquantized
 // tensors load in the serving dtype (a float32 checkpoint as float16).
 Result<WeightStorage> resolve_weight_storage(const PlanInput& in, const ModelShape& shape) {
-  const Dtype serving =
-      parse_dtype(serving_dtype(shape), DtypeUse::kWeight, "weight_dtype").value;
+  const Dtype serving = parse_dtype(serving_dtype(shape), DtypeUse::kWeight, "weight_dtype").value;
   if (in.weight_dtype != "auto") {
     const Result<Dtype> chosen = parse_dtype(in.weight_dtype, DtypeUse::kWeight, "weight_dtype");
     if (!chosen.ok) return Result<WeightStorage>::failure(chosen.error);
@@ -160,8 +159,10 @@ Result<WorkloadCapacity> workload_on(const PlanInput& in, const PlanReport& r,
 
 // The SSM state dtype the engine picks when the user does not: vLLM follows the config only
 // through per-model hooks (vllm/model_executor/models/config.py: NemotronH defaults to float32,
-// Qwen3.5 takes mamba_ssm_dtype; other models keep the state dtype); llama.cpp keeps every
-// recurrent state in f32 (llama_memory_recurrent). True when it changed the shape.
+// Qwen3.5 takes mamba_ssm_dtype; other models keep the state dtype); SGLang reads mamba_ssm_dtype
+// (text_config's too) and otherwise keeps float32 (mamba2_state_dtype, sglang/srt/configs/
+// mamba_utils.py); llama.cpp keeps every recurrent state in f32 (llama_memory_recurrent). True
+// when it changed the shape.
 bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
   ModelShape& shape = r.estimate.shape;
   const std::string before = shape.ssm_state_dtype;
@@ -169,9 +170,9 @@ bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
   const bool recurrent = std::any_of(shape.layers.begin(), shape.layers.end(),
                                      [](const LayerSpec& l) { return l.ssm_state_values != 0; });
   if (!recurrent) return false;
-  const bool kimi_delta = std::any_of(shape.layers.begin(), shape.layers.end(), [](const LayerSpec& l) {
-    return l.state == StateKind::kKimiDelta;
-  });
+  const bool kimi_delta =
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.state == StateKind::kKimiDelta; });
   if (in.engine == "vllm") {
     const std::string& t = shape.model_type;
     if (kimi_delta) {  // kda_state_dtype: the recurrent state is always float32
@@ -181,14 +182,16 @@ bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
     } else if (t.rfind("qwen3_5", 0) != 0) {
       shape.ssm_state_dtype.clear();
     }
+  } else if (in.engine == "sglang") {
+    if (shape.ssm_state_dtype_key != "mamba_ssm_dtype") shape.ssm_state_dtype = "fp32";
   } else if (in.engine == "llama.cpp") {
     shape.ssm_state_dtype = "fp32";
   }
   if (shape.ssm_state_dtype == before) return false;
-  r.notes.push_back("SSM state in " +
-                    (shape.ssm_state_dtype.empty() ? r.estimate.state_dtype.name
-                                                   : shape.ssm_state_dtype) +
-                    ": " + in.engine + "'s choice for " + shape.model_type);
+  r.notes.push_back(
+      "SSM state in " +
+      (shape.ssm_state_dtype.empty() ? r.estimate.state_dtype.name : shape.ssm_state_dtype) + ": " +
+      in.engine + "'s choice for " + shape.model_type);
   return true;
 }
 
@@ -200,8 +203,9 @@ bool engine_sparse_mla_layout(const PlanInput& in, PlanReport& r) {
   if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
   if (in.engine != "vllm" && in.engine != "sglang") return false;
   r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
-  r.notes.push_back(in.engine + " stores a sparse-attention MLA cache in fp8 as fp8_ds_mla: 656 "
-                                "bytes per token per layer (fp8 latent, fp32 scales, bf16 rope)");
+  r.notes.push_back(in.engine +
+                    " stores a sparse-attention MLA cache in fp8 as fp8_ds_mla: 656 "
+                    "bytes per token per layer (fp8 latent, fp32 scales, bf16 rope)");
   return true;
 }
 
@@ -224,11 +228,11 @@ void check_context_limit(const PlanInput& in, PlanReport& r) {
   r.context_limit_exceeded = r.max_model_len > limit.tokens && !model_max_length_allows;
   if (!r.context_limit_exceeded) return;
   if (in.allow_long_context) {
-    r.notes.push_back(std::string(in.engine == "vllm" ? "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
-                                                      : "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") +
-                      ": max_model_len " + std::to_string(r.max_model_len) +
-                      " is above the model's " + std::to_string(limit.tokens) +
-                      " (positions past it were not trained)");
+    r.notes.push_back(
+        std::string(in.engine == "vllm" ? "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+                                        : "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") +
+        ": max_model_len " + std::to_string(r.max_model_len) + " is above the model's " +
+        std::to_string(limit.tokens) + " (positions past it were not trained)");
     return;
   }
   const std::string refused = in.engine == "vllm"
@@ -334,7 +338,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
                                       "\"mtp\" needs MTP layers, and the config has none "
                                       "(num_nextn_predict_layers / mtp_num_hidden_layers)"));
       }
-      if (r.speculative.num_speculative_tokens == 0) r.speculative.num_speculative_tokens = n_predict;
+      if (r.speculative.num_speculative_tokens == 0)
+        r.speculative.num_speculative_tokens = n_predict;
       if (r.speculative.num_speculative_tokens % n_predict != 0) {  // vllm/config/speculative.py
         return RS::failure(make_error(
             kInvalidValue, "speculative_config.num_speculative_tokens",
@@ -377,7 +382,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
                                   " (computed) that load only for speculative decoding"
                             : std::string()) +
                        "; split over the GPUs in the computed proportions (kvscope computes " +
-                       with_commas(r.computed_checkpoint_weights_bytes) + " bytes for the checkpoint)";
+                       with_commas(r.computed_checkpoint_weights_bytes) +
+                       " bytes for the checkpoint)";
   }
 
   if (!in.gpu_id.empty()) {
@@ -396,7 +402,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   }
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = in.engine == "sglang" ? sglang_context_limit(shape) : vllm_context_limit(shape);
-  const uint64_t default_len = in.engine == "vllm" ? r.context_limit.default_tokens
+  const uint64_t default_len = in.engine == "vllm"     ? r.context_limit.default_tokens
                                : in.engine == "sglang" ? r.context_limit.tokens
                                                        : shape.max_position_embeddings;
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len : default_len;
@@ -500,9 +506,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.estimate.kv = r.estimate.kv;
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
     tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
-    const Result<KvEstimate> paged =
-        estimate_kv(kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
-                    tightest.estimate.workload);
+    const Result<KvEstimate> paged = estimate_kv(
+        kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
     if (!paged.ok) return RS::failure(paged.error);
     tightest.estimate.kv = paged.value;
   }

@@ -201,17 +201,16 @@ std::string plan_to_json(const PlanReport& p) {
                                    {"bytes_per_gpu", m.bytes},
                                    {"draft", m.draft}});
   }
-  j["weights"] = ordered_json{{"method", p.weights.method.empty() ? ordered_json(nullptr)
-                                                                  : ordered_json(p.weights.method)},
-                              {"source", p.weights_source},
-                              {"exact", p.weights.exact},
-                              {"checkpoint_bytes", p.checkpoint_weights_bytes},
-                              {"computed_checkpoint_bytes",
-                               p.computed_checkpoint_weights_bytes == 0
-                                   ? ordered_json(nullptr)
-                                   : ordered_json(p.computed_checkpoint_weights_bytes)},
-                              {"bytes_per_gpu", p.weights_bytes},
-                              {"by_module", std::move(modules)}};
+  j["weights"] = ordered_json{
+      {"method", p.weights.method.empty() ? ordered_json(nullptr) : ordered_json(p.weights.method)},
+      {"source", p.weights_source},
+      {"exact", p.weights.exact},
+      {"checkpoint_bytes", p.checkpoint_weights_bytes},
+      {"computed_checkpoint_bytes", p.computed_checkpoint_weights_bytes == 0
+                                        ? ordered_json(nullptr)
+                                        : ordered_json(p.computed_checkpoint_weights_bytes)},
+      {"bytes_per_gpu", p.weights_bytes},
+      {"by_module", std::move(modules)}};
   j["budget"] =
       ordered_json{{"kv_memory_given", p.kv_memory_given}, {"requested_bytes", p.requested_bytes},
                    {"weights_bytes", p.weights_bytes},     {"activation_bytes", p.activation_bytes},
@@ -227,17 +226,27 @@ std::string plan_to_json(const PlanReport& p) {
   j["kv_pool_tokens"] = p.kv_pool_tokens;
   j["max_model_len"] = p.max_model_len;
   const ContextLimit& limit = p.context_limit;
-  j["context_limit"] =
-      limit.tokens == 0
-          ? ordered_json(nullptr)
-          : ordered_json{{"tokens", limit.tokens},
-                         {"default_tokens", limit.default_tokens},
-                         {"derived_from", limit.derived_from},
-                         {"explanation", limit.explanation},
-                         {"exceeded", p.context_limit_exceeded}};
+  j["context_limit"] = limit.tokens == 0 ? ordered_json(nullptr)
+                                         : ordered_json{{"tokens", limit.tokens},
+                                                        {"default_tokens", limit.default_tokens},
+                                                        {"derived_from", limit.derived_from},
+                                                        {"explanation", limit.explanation},
+                                                        {"exceeded", p.context_limit_exceeded}};
   j["kv_bytes_needed_for_max_model_len"] = p.kv_bytes_needed;
   j["max_concurrency"] = p.max_concurrency;
   j["max_context"] = p.max_context;
+  j["max_running_requests"] =
+      p.max_running_requests == 0 ? ordered_json(nullptr) : ordered_json(p.max_running_requests);
+  const StatePool& states = p.state_pool;
+  j["state_pool"] = states.conv_bytes_per_slot + states.ssm_bytes_per_slot == 0
+                        ? ordered_json(nullptr)
+                        : ordered_json{{"slots", states.slots},
+                                       {"conv_bytes_per_slot", states.conv_bytes_per_slot},
+                                       {"ssm_bytes_per_slot", states.ssm_bytes_per_slot},
+                                       {"conv_dtype", states.conv_dtype},
+                                       {"ssm_dtype", states.ssm_dtype},
+                                       {"reserved_bytes", states.reserved_bytes},
+                                       {"bytes", states.bytes}};
   j["starts"] = p.starts;
   j["startup_error"] =
       p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);

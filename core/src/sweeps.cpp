@@ -107,8 +107,11 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
                           {"kv_pool", p.kv_pool_bytes},
                           {"engine_reserve", reserve},
                           {"not_given_to_the_engine", held_back}};
+  const uint64_t states = p.state_pool.bytes;  // SGLang hybrids: allocated beside the KV pool
+  if (states != 0)
+    out.memory_breakdown.insert(out.memory_breakdown.begin() + 2, {"state_pool", states});
   if (!p.kv_memory_given) {
-    const uint64_t used = p.weights_bytes + p.kv_pool_bytes + reserve + held_back;
+    const uint64_t used = p.weights_bytes + p.kv_pool_bytes + states + reserve + held_back;
     out.memory_breakdown.emplace_back("free",
                                       p.gpu_memory_bytes > used ? p.gpu_memory_bytes - used : 0);
   }

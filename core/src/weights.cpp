@@ -31,7 +31,8 @@ LayerNames names_of(const std::string& type) {
   if (type == "mixtral") n.mlp = "block_sparse_moe";
   if (is_one_of(type, {"gpt_oss", "llama4_text", "jamba"})) n.router = "router";
   if (is_one_of(type, {"llama4_text", "jamba"})) n.mlp = "feed_forward";
-  if (is_one_of(type, {"llama4_text", "qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}))
+  if (is_one_of(type,
+                {"llama4_text", "qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}))
     n.shared = "shared_expert";
   if (type == "nemotron_h") n.attention = n.mlp = "mixer";
   if (is_one_of(type, {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}))
@@ -72,8 +73,8 @@ class Inventory {
       const uint32_t i = static_cast<uint32_t>(s_.layers.size()) + k;
       add_layer(s_.draft_layers[k], i, true);
       // eh_proj stays in the checkpoint dtype in DeepSeek's fp8 release.
-      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size, mul(2, s_.hidden_size),
-          1, 1);  // a plain nn.Linear in vLLM's deepseek_mtp.py: replicated
+      add(i, true, "eh_proj", ModuleClass::kAttention, false, s_.hidden_size,
+          mul(2, s_.hidden_size), 1, 1);  // a plain nn.Linear in vLLM's deepseek_mtp.py: replicated
       const uint64_t hidden = s_.hidden_size;
       add(i, true, "norms", ModuleClass::kNorms, false, 3, hidden);  // enorm, hnorm, head norm
       if (s_.draft_embeddings) {
@@ -155,8 +156,8 @@ class Inventory {
       if (l.indexer_head_dim != 0) {  // the lightning indexer, replicated (vLLM Indexer)
         const uint64_t index_q = uint64_t{m.index_n_heads} * l.indexer_head_dim;
         const std::string ix = attn + "indexer.";
-        add(i, draft, ix + "wq_b", a, true, index_q, m.q_lora_rank == 0 ? hidden : m.q_lora_rank,
-            1, 1);
+        add(i, draft, ix + "wq_b", a, true, index_q, m.q_lora_rank == 0 ? hidden : m.q_lora_rank, 1,
+            1);
         add(i, draft, ix + "wk", a, true, l.indexer_head_dim, hidden, 1, 1);
         add(i, draft, ix + "k_norm", ModuleClass::kNorms, false, 2, l.indexer_head_dim);
         // Kept in the checkpoint dtype by every fp8 release (a plain ReplicatedLinear in vLLM).
@@ -195,12 +196,14 @@ class Inventory {
       const uint64_t e = moe.num_experts, w = moe.expert_intermediate_size;
       add(i, draft, mlp + n_.router, ModuleClass::kRouter, true, e, hidden, 1, 1);
       const std::string ex = mlp + n_.experts + ".";
-      add(i, draft, ex + "gate_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
+      if (s_.gated_mlp)  // Nemotron-H's experts are up + down (relu2) like its dense MLPs
+        add(i, draft, ex + "gate_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
       add(i, draft, ex + "up_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
       add(i, draft, ex + "down_proj", ModuleClass::kRoutedExperts, true, hidden, w, e);
       const uint64_t shared = mul(moe.shared_experts, moe.shared_expert_intermediate_size);
       const std::string sh = mlp + n_.shared + ".";
-      add(i, draft, sh + "gate_proj", ModuleClass::kSharedExperts, true, shared, hidden);
+      if (s_.gated_mlp)
+        add(i, draft, sh + "gate_proj", ModuleClass::kSharedExperts, true, shared, hidden);
       add(i, draft, sh + "up_proj", ModuleClass::kSharedExperts, true, shared, hidden);
       add(i, draft, sh + "down_proj", ModuleClass::kSharedExperts, true, hidden, shared);
     }
@@ -252,11 +255,10 @@ const MatrixFormat& format_of(const WeightStorage& s, const WeightTensor& t, uin
   for (const StorageRule& r : s.rules) {
     const bool module_ok = r.modules.empty() || std::find(r.modules.begin(), r.modules.end(),
                                                           t.module) != r.modules.end();
-    const bool name_ok =
-        r.patterns.empty() || std::any_of(r.patterns.begin(), r.patterns.end(),
-                                          [&](const std::string& p) {
-                                            return module_pattern_matches(p, name);
-                                          });
+    const bool name_ok = r.patterns.empty() || std::any_of(r.patterns.begin(), r.patterns.end(),
+                                                           [&](const std::string& p) {
+                                                             return module_pattern_matches(p, name);
+                                                           });
     if (module_ok && name_ok) return r.format;
   }
   return s.plain;
@@ -267,7 +269,8 @@ const MatrixFormat& format_of(const WeightStorage& s, const WeightTensor& t, uin
 constexpr uint64_t kMaxPatternChecks = 20'000'000;
 
 uint64_t layer_patterns(const WeightStorage& s) {
-  uint64_t n = static_cast<uint64_t>(std::count_if(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit));
+  uint64_t n = static_cast<uint64_t>(
+      std::count_if(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit));
   for (const StorageRule& r : s.rules)
     n += static_cast<uint64_t>(std::count_if(r.patterns.begin(), r.patterns.end(), has_digit));
   return n;
@@ -464,8 +467,8 @@ Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& ten
   for (const WeightTensor& t : tensors) {
     if (t.draft || t.tied) continue;
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
-    Result<uint64_t> bytes = matrix_bytes(format_of(storage, t, t.first_layer), t.rows, t.cols,
-                                          t.copies);
+    Result<uint64_t> bytes =
+        matrix_bytes(format_of(storage, t, t.first_layer), t.rows, t.cols, t.copies);
     for (uint32_t k = 0; k < count; ++k) {
       const uint32_t layer = t.first_layer + k;
       if (per_layer && k != 0)
@@ -479,7 +482,8 @@ Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& ten
     }
   }
   for (size_t i = 0; i < layer_count; ++i) {
-    if (layers[i].overflowed()) return R::failure(make_error(kOutOfRange, "weight_dtype", "weight bytes exceed 2^64-1"));
+    if (layers[i].overflowed())
+      return R::failure(make_error(kOutOfRange, "weight_dtype", "weight bytes exceed 2^64-1"));
     out.per_layer[i] = layers[i].value();
   }
   if (before.overflowed() || after.overflowed())

@@ -55,6 +55,8 @@ const char* const kUsage =
     "       [--weights-index FILE] [--quantization-config FILE] [--allow-long-context]\n"
     "       [--state-dtype T] [--ssm-state-dtype T] [--speculative-config JSON]\n"
     "       [--mamba-cache-mode none|align|all]\n"
+    "       SGLang: [--mamba-full-memory-ratio F] [--max-mamba-cache-size N]\n"
+    "               [--max-running-requests N] [--disable-radix-cache]\n"
     "       llama.cpp: [--n-gpu-layers N] [--tensor-split A,B,...] [--swa-full] [--no-kv-offload]\n"
     "                  [--mla-v-cache] [--legacy-mla-gguf] [--output-layer-last]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
@@ -280,8 +282,8 @@ std::optional<UsageError> parse_split(const Flags& flags, std::vector<double>& o
     const double value = std::strtod(part.c_str(), &end);
     if (part.empty() || end != part.c_str() + part.size() || !std::isfinite(value) || value < 0 ||
         out.size() >= 64) {
-      return UsageError{"--tensor-split",
-                        "expected proportions such as 3,1 (at most 64), got " + quote_user_text(text)};
+      return UsageError{"--tensor-split", "expected proportions such as 3,1 (at most 64), got " +
+                                              quote_user_text(text)};
     }
     out.push_back(value);
     start = comma + 1;
@@ -341,6 +343,8 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"pp", "--pp"},
       {"gpus", "--gpus"},
       {"mem_fraction_static", "--mem-fraction-static"},
+      {"mamba_full_memory_ratio", "--mamba-full-memory-ratio"},
+      {"max_mamba_cache_size", "--max-mamba-cache-size"},
       {"free_gpu_memory_fraction", "--free-gpu-memory-fraction"},
       {"parallel", "--parallel"},
       {"v_dtype", "--v-dtype"},
@@ -437,9 +441,9 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out, std::o
                  const FileReader& read_file) {
   Flags flags;
   const std::vector<std::string> value_flags = {
-      "--model",         "--config",        "--kv-dtype",      "--state-dtype",
-      "--ssm-state-dtype", "--context",     "--batch",         "--block-size",
-      "--shared-prefix", "--prompt-tokens", "--output-tokens"};
+      "--model",           "--config",        "--kv-dtype",     "--state-dtype",
+      "--ssm-state-dtype", "--context",       "--batch",        "--block-size",
+      "--shared-prefix",   "--prompt-tokens", "--output-tokens"};
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (auto u = parse_flags(args, 1, value_flags, flags)) return fail_usage(out, err, json, *u);
   if (flags.help) {
@@ -511,6 +515,13 @@ void print_plan(const PlanReport& p, std::ostream& out) {
         out << "  CUDA graphs        " << bytes_line(p.cudagraph_bytes) << "\n";
     }
   }
+  const StatePool& states = p.state_pool;
+  if (states.slots != 0 || states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0) {
+    out << "  state pool         " << bytes_line(states.bytes) << " (" << with_commas(states.slots)
+        << " + 1 slots of conv " << format_binary_size(states.conv_bytes_per_slot) << " "
+        << states.conv_dtype << " + SSM " << format_binary_size(states.ssm_bytes_per_slot) << " "
+        << states.ssm_dtype << ")\n";
+  }
   out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
   const uint64_t gpus = uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel;
   if (gpus > 1) {
@@ -536,6 +547,8 @@ void print_plan(const PlanReport& p, std::ostream& out) {
       << bytes_line(p.kv_bytes_needed) << "\n";
   out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
       << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
+  if (p.max_running_requests != 0)
+    out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
   out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
   if (!p.starts) {
@@ -666,15 +679,19 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--n-gpu-layers",
                                           "--tensor-split",
                                           "--speculative-config",
-                                          "--mamba-cache-mode"};
+                                          "--mamba-cache-mode",
+                                          "--mamba-full-memory-ratio",
+                                          "--max-mamba-cache-size",
+                                          "--max-running-requests"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
-  if (auto u = parse_flags(args, 1, value_flags, flags,
-                           {"--disable-hybrid-kv-cache-manager", "--no-kv-unified",
-                            "--allow-long-context", "--swa-full", "--no-kv-offload",
-                            "--mla-v-cache", "--legacy-mla-gguf", "--output-layer-last"})) {
+  if (auto u =
+          parse_flags(args, 1, value_flags, flags,
+                      {"--disable-hybrid-kv-cache-manager", "--no-kv-unified",
+                       "--allow-long-context", "--swa-full", "--no-kv-offload", "--mla-v-cache",
+                       "--legacy-mla-gguf", "--output-layer-last", "--disable-radix-cache"})) {
     return fail_usage(out, err, json, *u);
   }
   if (flags.help) {
@@ -715,7 +732,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                     {"--pp", &pp, true},
                                     {"--parallel", &parallel, true},
                                     {"--ubatch", &ubatch, true},
-                                    {"--n-gpu-layers", &in.n_gpu_layers, false}})) {
+                                    {"--n-gpu-layers", &in.n_gpu_layers, false},
+                                    {"--max-mamba-cache-size", &in.max_mamba_cache_size, true},
+                                    {"--max-running-requests", &in.max_running_requests, true}})) {
     return fail_usage(out, err, json, *u);
   }
   const std::pair<const char*, uint64_t*> sizes[] = {
@@ -749,6 +768,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   in.mla_v_cache = flags.has("--mla-v-cache");
   in.legacy_mla_gguf = flags.has("--legacy-mla-gguf");
   in.output_layer_last = flags.has("--output-layer-last");
+  in.disable_radix_cache = flags.has("--disable-radix-cache");
   if (auto u = parse_split(flags, in.tensor_split)) return fail_usage(out, err, json, *u);
   if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
   if (flags.has("--prompt-lengths")) in.prompt_lengths = flags.values["--prompt-lengths"];
@@ -757,6 +777,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return fail_usage(out, err, json, *u);
   }
   if (auto u = parse_number(flags, "--free-gpu-memory-fraction", in.free_gpu_memory_fraction)) {
+    return fail_usage(out, err, json, *u);
+  }
+  if (auto u = parse_number(flags, "--mamba-full-memory-ratio", in.mamba_full_memory_ratio)) {
     return fail_usage(out, err, json, *u);
   }
   for (const std::string& set : flags.sets) {

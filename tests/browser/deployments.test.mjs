@@ -77,3 +77,26 @@ test('a model named by its Hugging Face id or display name', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and its ratio knob', async () => {
+  const next = { ...DEFAULTS, model: 'qwen3-next-80b-a3b', gpu: 'h100-sxm-80gb', gpus: 4, tp: 4, engine: 'sglang', context: 32768 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(next)}`);
+  const expected = cliPlan(next);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  assert.equal(await value(page, '#state-pool'), expected.state_pool.bytes);
+  assert.equal(Number(await page.getAttribute('#state-pool', 'data-slots')), expected.state_pool.slots);
+  assert.match(await page.textContent('#state-pool'), /SSM in fp32/);
+  assert.equal(await value(page, '#max-running-requests'), expected.max_running_requests);
+  assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes);
+  assert.equal(await page.isVisible('#mamba-full-memory-ratio'), true);
+  await screenshot(page, 'page-qwen3-next-sglang');
+  await page.fill('#mamba-full-memory-ratio', '0.3');
+  await page.dispatchEvent('#mamba-full-memory-ratio', 'change');
+  await page.waitForURL(/mamba_full_memory_ratio=0.3/);
+  const fewer = cliPlan({ ...next, mamba_full_memory_ratio: 0.3 });
+  assert.ok(fewer.state_pool.slots < expected.state_pool.slots);
+  assert.equal(Number(await page.getAttribute('#state-pool', 'data-slots')), fewer.state_pool.slots);
+  assert.match(await page.inputValue('#engine-command'), /--mamba-full-memory-ratio 0\.3/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -237,5 +237,21 @@ TEST(CurrentModels, DeepSeekV4CompressedCachesAreRefusedByName) {
   EXPECT_EQ(r.error.field, "compress_ratios");
 }
 
+// Nemotron-H's MLPs and experts are up + down with relu2, no gate (NemotronHMLP in transformers).
+TEST(CurrentModels, NemotronHExpertsHaveNoGate) {
+  PlanInput in;
+  in.model.config_json =
+      test::read_data("real-configs/nvidia__nvidia-nemotron-3-nano-30b-a3b.json");
+  in.gpu_id = "h200-sxm-141gb";
+  in.max_model_len = 8192;
+  const PlanReport p = test::plan_ok(in);
+  // 23 MoE layers of the pattern, 128 experts of 2688 -> 1856 -> 2688, one shared of 3712
+  // (moe_shared_expert_intermediate_size): 31.6B in all, as the model card says.
+  EXPECT_EQ(p.params.routed_experts,
+            uint64_t{23} * 128 * (2 * 2688 * 1856 + 2688));  // with the router's rows
+  EXPECT_EQ(p.params.shared_experts, uint64_t{23} * 2 * 2688 * 3712);
+  EXPECT_NEAR(static_cast<double>(p.params.total) / 1e9, 31.6, 0.05);
+}
+
 }  // namespace
 }  // namespace kvscope

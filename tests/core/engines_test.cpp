@@ -129,6 +129,118 @@ TEST(Engines, SglangBudgetIsFreeAfterWeightsLessTheReserve) {
   EXPECT_EQ(plan(in).error.field, "mem_fraction_static");
 }
 
+// SGLang's request cap (init_memory): 512 requests per context_len of pool tokens, clamped to
+// [2048, 4096].
+TEST(Engines, SglangMaxRunningRequestsFromThePool) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.engine = "sglang";
+  in.max_model_len = 32768;
+  in.kv_memory_bytes = 40 * kGiB;  // 327,680 tokens of 131,072 bytes: 5,120 -> 4,096
+  EXPECT_EQ(plan_ok(in).max_running_requests, 4096u);
+  in.kv_memory_bytes = 24 * kGiB;  // 196,608 tokens: 3,072
+  EXPECT_EQ(plan_ok(in).max_running_requests, 3072u);
+  in.kv_memory_bytes = 2 * kGiB;  // 16,384 tokens: 256 -> 2,048
+  const PlanReport small = plan_ok(in);
+  EXPECT_EQ(small.max_running_requests, 2048u);
+  EXPECT_EQ(small.state_pool.slots, 0u);
+  in.max_running_requests = 10;
+  EXPECT_EQ(plan_ok(in).max_running_requests, 10u);
+}
+
+// Qwen3.5 (24 gated-delta-net layers, 8 attention layers) at TP 2: handle_max_mamba_cache gives
+// the states 0.9 / 1.9 of the rest, whole slots, and the KV pool what is left; a running request
+// may hold three slots (radix cache on).
+TEST(Engines, SglangHybridSplitsTheRestBetweenStatesAndKv) {
+  PlanInput in;
+  in.model.config_json = test::read_data("real-configs/qwen__qwen3.5-4b.json");
+  in.engine = "sglang";
+  in.tensor_parallel = 2;
+  in.max_model_len = 262144;
+  in.kv_memory_bytes = 10 * kGiB;
+  const PlanReport p = plan_ok(in);
+  // Per rank: conv (4096 values + 2 x 2048 keys) / 2 x (kernel 4 - 1) in bf16; SSM 32 / 2 value
+  // heads x 128 x 128 in fp32 (the config's mamba_ssm_dtype).
+  const uint64_t conv = (32 * 128 + 2 * 16 * 128) / 2 * 3 * 2, ssm = 32 / 2 * 128 * 128 * 4;
+  EXPECT_EQ(p.state_pool.conv_bytes_per_slot, 24 * conv);
+  EXPECT_EQ(p.state_pool.ssm_bytes_per_slot, 24 * ssm);
+  EXPECT_EQ(p.state_pool.ssm_dtype, "fp32");
+  const uint64_t slot = 24 * (conv + ssm);
+  const uint64_t slots = static_cast<uint64_t>(10.0 * kGiB * 0.9 / 1.9 / slot);
+  EXPECT_EQ(p.state_pool.slots, slots);
+  EXPECT_EQ(p.state_pool.bytes, (slots + 1) * slot);
+  EXPECT_EQ(p.kv_pool_bytes, 10 * kGiB - slots * slot);
+  const uint64_t cell = 8 * (4 / 2) * (256 + 256) * 2;  // attention layers only
+  EXPECT_EQ(p.kv_pool_tokens, p.kv_pool_bytes / cell);
+  EXPECT_EQ(p.max_running_requests, slots / 3);
+  EXPECT_DOUBLE_EQ(p.max_concurrency,
+                   static_cast<double>(p.kv_pool_tokens) / 262144);  // below the cap
+
+  in.max_mamba_cache_size = 186;  // --max-mamba-cache-size
+  const PlanReport fixed = plan_ok(in);
+  EXPECT_EQ(fixed.state_pool.slots, 186u);
+  EXPECT_EQ(fixed.kv_pool_bytes, 10 * kGiB - 186 * slot);
+  EXPECT_EQ(fixed.max_running_requests, 62u);
+
+  in.max_mamba_cache_size = 0;
+  in.disable_radix_cache = true;  // one slot per request; the cap sizes the pool
+  in.max_running_requests = 40;
+  const PlanReport no_radix = plan_ok(in);
+  EXPECT_EQ(no_radix.state_pool.slots, 40u);
+  EXPECT_EQ(no_radix.max_running_requests, 40u);
+
+  // MTP drafting: the cap resets to 48 and 48 x (3 + 1) intermediate states come off first.
+  in.disable_radix_cache = false;
+  in.max_running_requests = 0;
+  in.speculative_config = R"({"method": "mtp", "num_speculative_tokens": 3})";
+  in.kv_memory_bytes = 40 * kGiB;
+  const PlanReport spec = plan_ok(in);
+  EXPECT_EQ(spec.max_running_requests, 48u);
+  EXPECT_EQ(spec.state_pool.ssm_bytes_per_slot, 24 * ssm);  // the MTP layer is attention
+  const uint64_t rest = 40 * kGiB - 48 * 4 * slot;
+  EXPECT_EQ(spec.state_pool.slots, static_cast<uint64_t>(rest * 0.9 / 1.9 / slot));
+  in.speculative_config.clear();
+  in.mamba_full_memory_ratio = 0;
+  EXPECT_EQ(plan(in).error.field, "mamba_full_memory_ratio");
+}
+
+// SGLang keeps the SSM state in float32 unless the config's mamba_ssm_dtype (or --mamba-ssm-dtype)
+// says otherwise (mamba2_state_dtype); vLLM keeps Qwen3-Next's in the state dtype.
+TEST(Engines, SglangSsmStateDtype) {
+  PlanInput in;
+  in.model.model_id = "qwen3-next-80b-a3b";
+  in.engine = "sglang";
+  in.tensor_parallel = 4;
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  EXPECT_EQ(plan_ok(in).state_pool.ssm_dtype, "fp32");
+  in.engine = "vllm";
+  EXPECT_EQ(plan_ok(in).estimate.shape.ssm_state_dtype, "");  // the state dtype, bf16
+  in.engine = "sglang";
+  in.overrides = {{"mamba_ssm_dtype", "\"bfloat16\""}};
+  EXPECT_EQ(plan_ok(in).state_pool.ssm_dtype, "bf16");
+  in.overrides = {{"mamba_ssm_cache_dtype", "\"bfloat16\""}};  // vLLM's field, not SGLang's
+  EXPECT_EQ(plan_ok(in).state_pool.ssm_dtype, "fp32");
+  in.overrides.clear();
+  in.model.ssm_state_dtype = "bf16";
+  EXPECT_EQ(plan_ok(in).state_pool.ssm_dtype, "bf16");
+}
+
+TEST(Engines, SglangRefusesStatePoolsItDoesNotModel) {
+  PlanInput in;
+  in.engine = "sglang";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 8192;
+  in.model.model_id = "jamba-v0.1";  // Mamba-1 layers
+  EXPECT_EQ(plan(in).error.field, "engine");
+  in.model.model_id.clear();
+  in.model.config_json =
+      test::read_data("real-configs/state-spaces__mamba2-2.7b.mlx-swift-fixture.json");
+  const Result<PlanReport> free = plan(in);
+  ASSERT_FALSE(free.ok);
+  EXPECT_NE(free.error.message.find("attention-free"), std::string::npos);
+}
+
 // TensorRT-LLM rounds the token budget UP to blocks of 32 (calculateMaxNumBlocks) and counts
 // capacity in whole blocks per sequence (getMaxCapacityBatchSize).
 TEST(Engines, TensorRtLlmCeilsToBlocksOf32) {

@@ -78,6 +78,12 @@ std::vector<Case> cases() {
       "plan --engine llama.cpp --gpu rtx-4090 --context 8192 --kv-dtype f16 --n-gpu-layers 20");
   qwen35_hybrid.insert(qwen35_hybrid.begin() + 1,
                        {"--config", real_config("qwen__qwen3.5-4b.json")});
+  auto qwen35_sglang_rest =
+      words("plan --engine sglang --tp 2 --kv-memory 9.494GiB --kv-dtype bf16");
+  qwen35_sglang_rest.insert(qwen35_sglang_rest.begin() + 1,
+                            {"--config", real_config("qwen__qwen3.5-4b.json")});
+  auto qwen35_sglang_186 = qwen35_sglang_rest;
+  qwen35_sglang_186.insert(qwen35_sglang_186.end(), {"--max-mamba-cache-size", "186"});
   return {
       {"vLLM",
        "vLLM issue #25350",
@@ -279,6 +285,35 @@ std::vector<Case> cases() {
         "--kv-memory", "3054698496"},
        "1.42",
        [](const json& j) { return gib(j["kv_pool_tokens"].get<double>() * 64 * 2 * 128 * 2); }},
+      {"SGLang",
+       "tests/data/logs/sglang-qwen3.5-9b-tp2-mamba-hybrid.log (Qwen3.5-4B's config has the 9B's "
+       "cache shapes)",
+       "Qwen3.5-9B Mamba Cache ssm_state size, max_mamba_cache_size 186 (GB = GiB)",
+       qwen35_sglang_186, "4.38",
+       [](const json& j) {
+         const json& s = j["state_pool"];
+         return gib((s["slots"].get<double>() + 1) * s["ssm_bytes_per_slot"].get<double>());
+       }},
+      {"SGLang", "tests/data/logs/sglang-qwen3.5-9b-tp2-mamba-hybrid.log",
+       "Qwen3.5-9B Mamba Cache conv_state size, max_mamba_cache_size 186 (GB = GiB)",
+       qwen35_sglang_186, "0.10",
+       [](const json& j) {
+         const json& s = j["state_pool"];
+         return gib((s["slots"].get<double>() + 1) * s["conv_bytes_per_slot"].get<double>());
+       }},
+      {"SGLang", "tests/data/logs/sglang-qwen3.5-9b-tp2-mamba-hybrid.log",
+       "Qwen3.5-9B max_running_requests, max_mamba_cache_size 186", qwen35_sglang_186, "62",
+       [](const json& j) { return std::to_string(j["max_running_requests"].get<uint64_t>()); }},
+      {"SGLang",
+       "tests/data/logs/sglang-qwen3.5-9b-tp2-mamba-hybrid.log (rest = 14.08 - 22.93 x (1 - 0.8) "
+       "GiB from its avail mem lines)",
+       "Qwen3.5-9B KV Cache is allocated, #tokens", qwen35_sglang_rest, "327310",
+       [](const json& j) { return std::to_string(j["kv_pool_tokens"].get<uint64_t>()); }, 0.005},
+      {"SGLang", "tests/data/logs/sglang-qwen3.5-9b-tp2-mamba-hybrid.log (same rest)",
+       "Qwen3.5-9B max_mamba_cache_size", qwen35_sglang_rest, "186",
+       [](const json& j) { return std::to_string(j["state_pool"]["slots"].get<uint64_t>()); }, 0,
+       "187 from the logged figures; 186 and 327,310 tokens both follow from a rest 0.038 GiB "
+       "smaller: SGLang measures free memory after the weights-loaded line"},
   };
 }
 

@@ -41,6 +41,9 @@ export function engineCommand(state, report, hfId) {
       if (state.allow_long_context === 1) add('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1');
       add('python', '-m', 'sglang.launch_server', '--model-path', model, '--context-length', state.context);
       if (state.mem_fraction_static > 0) add('--mem-fraction-static', state.mem_fraction_static);
+      if (state.mamba_full_memory_ratio !== DEFAULTS.mamba_full_memory_ratio) {
+        add('--mamba-full-memory-ratio', state.mamba_full_memory_ratio);
+      }
       if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', SGLANG_KV[kv] ?? kv);
       if (state.tp > 1) add('--tp', state.tp);
       if (state.pp > 1) add('--pp', state.pp);

@@ -4,7 +4,7 @@
 /** Engines, their labels, and which knobs each one reads. */
 export const ENGINES = {
   vllm: { label: 'vLLM', knobs: ['gpu_memory_utilization', 'block_size'] },
-  sglang: { label: 'SGLang', knobs: ['mem_fraction_static'] },
+  sglang: { label: 'SGLang', knobs: ['mem_fraction_static', 'mamba_full_memory_ratio'] },
   'tensorrt-llm': { label: 'TensorRT-LLM', knobs: ['free_gpu_memory_fraction', 'block_size'] },
   'llama.cpp': { label: 'llama.cpp', knobs: ['parallel'] },
   plain: { label: 'plain arithmetic (no engine)', knobs: ['overhead_gb'] },
@@ -41,6 +41,7 @@ export const FIELDS = {
   gpu_memory_utilization: num(0.01, 1),
   block_size: int(0, 1 << 20),
   mem_fraction_static: num(0, 1),
+  mamba_full_memory_ratio: num(0.01, 100),  // SGLang hybrids: state pool / KV pool
   free_gpu_memory_fraction: num(0.01, 1),
   parallel: int(1, 1 << 16),
   overhead_gb: num(0, 1e6),
@@ -65,6 +66,7 @@ export const DEFAULTS = Object.freeze({
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
   gpus: 1, tp: 1, pp: 1,
   engine: 'vllm', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
+  mamba_full_memory_ratio: 0.9,
   free_gpu_memory_fraction: 0.9, parallel: 1, overhead_gb: 0,
   kv_dtype: 'auto', weight_dtype: 'auto',
   context: 131072, batch: 1, shared_prefix: 0, prompt_lengths: '', output_lengths: '',
@@ -156,6 +158,8 @@ export function planOptions(s, set = []) {
     gpu_memory_utilization: knobs.includes('gpu_memory_utilization') ? s.gpu_memory_utilization : null,
     block_size: knobs.includes('block_size') && s.block_size > 0 ? s.block_size : null,
     mem_fraction_static: knobs.includes('mem_fraction_static') && s.mem_fraction_static > 0 ? s.mem_fraction_static : null,
+    mamba_full_memory_ratio: knobs.includes('mamba_full_memory_ratio') && s.mamba_full_memory_ratio !== DEFAULTS.mamba_full_memory_ratio
+      ? s.mamba_full_memory_ratio : null,
     free_gpu_memory_fraction: knobs.includes('free_gpu_memory_fraction') ? s.free_gpu_memory_fraction : null,
     parallel: knobs.includes('parallel') && s.parallel > 1 ? s.parallel : null,
     overhead: knobs.includes('overhead_gb') && s.overhead_gb > 0 ? `${s.overhead_gb}GB` : null,

@@ -114,6 +114,7 @@ struct ModelShape {
   // The dtype of the recurrent layers' temporal (SSM) state when it is not the state dtype:
   // config.json's mamba_ssm_dtype, or an engine's default ("fp32"); empty = the state dtype.
   std::string ssm_state_dtype;
+  std::string ssm_state_dtype_key;  // the config field it came from (engines read different ones)
   MoeShape moe;
   MlaShape mla;                   // all zero unless the model uses MLA
   std::vector<LayerSpec> layers;  // one entry per decoder layer, in order

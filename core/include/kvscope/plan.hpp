@@ -44,6 +44,12 @@ struct PlanInput {
   uint64_t cudagraph_bytes = 0;    // vLLM CUDA-graph memory, subtracted by newer releases; 0 = none
   uint64_t overhead_bytes = 0;     // runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)
   double mem_fraction_static = 0;  // SGLang; 0 = its default
+  // SGLang's recurrent-state pool (server_args.py): the share of the memory it gets against the
+  // KV pool, or a fixed slot count; the request cap; radix cache (holds states for prefixes).
+  double mamba_full_memory_ratio = 0.9;
+  uint64_t max_mamba_cache_size = 0;  // 0 = from mamba_full_memory_ratio
+  uint64_t max_running_requests = 0;  // 0 = SGLang's default from the pool
+  bool disable_radix_cache = false;
   double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
   uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
   uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
@@ -87,6 +93,18 @@ struct DeviceBuffers {
   uint64_t state_bytes = 0;   // recurrent R/S buffers ("RS buffer size")
   uint64_t memory_bytes = 0;  // the device's memory (0 for the CPU)
   bool fits = true;
+};
+
+// SGLang's pool of recurrent states (Mamba, gated delta net), sized before the KV pool: one slot
+// holds every recurrent layer's convolution and SSM state for one request on one GPU.
+struct StatePool {
+  uint64_t conv_bytes_per_slot = 0;
+  uint64_t ssm_bytes_per_slot = 0;
+  std::string conv_dtype;
+  std::string ssm_dtype;
+  uint64_t slots = 0;        // max_mamba_cache_size
+  uint64_t bytes = 0;        // allocated: slots + 1 (a padding slot), per GPU
+  uint64_t reserved_bytes = 0;  // what the budget set aside before the KV pool: slots x slot
 };
 
 // One pipeline stage as one of its GPUs sees it.
@@ -135,6 +153,8 @@ struct PlanReport {
   uint64_t kv_bytes_needed = 0;  // one max_model_len request, as the engine counts it
   double max_concurrency = 0;    // requests of max_model_len tokens, as the engine computes it
   uint64_t max_context = 0;      // longest single sequence the pool holds
+  uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
+  StatePool state_pool;               // SGLang hybrids; empty otherwise
   bool starts = false;
   std::string startup_error;
   uint64_t max_model_len_that_fits = 0;

@@ -4,7 +4,7 @@ import { h } from '../dom.js';
 import { commas, ratio, rate, seconds } from '../format.js';
 
 const LABELS = {
-  weights: 'weights', kv_pool: 'KV pool', engine_reserve: 'engine reserve (activations, non-torch)',
+  weights: 'weights', kv_pool: 'KV pool', state_pool: 'recurrent-state pool', engine_reserve: 'engine reserve (activations, non-torch)',
   not_given_to_the_engine: 'held back (utilization < 1)', free: 'free',
 };
 
@@ -19,12 +19,28 @@ export function memoryView(sweeps, fmt, card) {
       h('td', { class: 'exact' }, `${commas(bytes)} bytes`)))));
 }
 
+/** SGLang's recurrent-state slots and the request cap they set, when the report has them. */
+function statePoolFigures(r, fmt) {
+  const s = r.state_pool;
+  return [
+    s ? h('dt', {}, 'Recurrent-state pool') : null,
+    s ? h('dd', { id: 'state-pool', 'data-value': s.bytes, 'data-slots': s.slots }, fmt.bytes(s.bytes),
+      h('span', { class: 'exact' }, ` ${commas(s.slots)} slots (+1 padding) of ` +
+        `${fmt.bytes(s.conv_bytes_per_slot + s.ssm_bytes_per_slot)}: convolution in ${s.conv_dtype}, SSM in ${s.ssm_dtype}`)) : null,
+    r.max_running_requests ? h('dt', {}, 'Requests the engine runs at once') : null,
+    r.max_running_requests ? h('dd', { id: 'max-running-requests', 'data-value': r.max_running_requests },
+      commas(r.max_running_requests)) : null,
+  ];
+}
+
 /** @param {any} r kvscope.report/1 */
 export function capacityView(r, fmt) {
   const ctx = r.max_model_len;
   const dl = h('dl', { class: 'figures' },
     h('dt', {}, 'KV pool'), h('dd', { id: 'kv-pool', 'data-value': r.kv_pool_bytes, 'data-tokens': r.kv_pool_tokens }, fmt.bytes(r.kv_pool_bytes),
-      h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}`)),
+      h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens` +
+        (r.num_blocks > 0 ? ` in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}` : ''))),
+    ...statePoolFigures(r, fmt),
     h('dt', {}, `Sequences of ${commas(ctx)} tokens that fit`),
     h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),
       r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
