@@ -289,6 +289,10 @@ PlanInput read_plan_input(FieldReader& in) {
   const uint64_t lengths = in.below(5);
   p.prompt_lengths = kLengths[lengths][0];
   p.output_lengths = kLengths[lengths][1];
+  p.mamba_full_memory_ratio = in.f64();  // SGLang's state pool
+  p.max_mamba_cache_size = in.u64();
+  p.max_running_requests = in.u64();
+  p.disable_radix_cache = in.flag();
   return p;
 }
 
@@ -310,8 +314,12 @@ void check_plan(const PlanInput& in, const PlanReport& r) {
   if (!r.kv_memory_given && in.engine != "llama.cpp")
     require(r.kv_pool_bytes <= r.gpu_memory_bytes, "pool within the card");
   if (!r.kv_memory_given && r.starts) {
-    require(u128{r.kv_pool_bytes} + r.weights_bytes <= r.gpu_memory_bytes, "a started engine fits");
+    require(u128{r.kv_pool_bytes} + r.weights_bytes + r.state_pool.reserved_bytes <=
+                r.gpu_memory_bytes,
+            "a started engine fits");
   }
+  require(r.state_pool.bytes == 0 || r.state_pool.bytes >= r.state_pool.reserved_bytes,
+          "the state pool holds what was set aside");
   u128 weights = 0, pool = 0;
   for (const PlanStage& s : r.stages) {
     weights += u128{s.weights_bytes} * r.tensor_parallel * r.data_parallel;
