@@ -483,7 +483,10 @@ Result<PlanState> plan_state(const PlanInput& in) {
     replica_weights += CheckedU64(s.weights_bytes) * in.tensor_parallel;
     replica_pool += CheckedU64(s.kv_pool_bytes) * in.tensor_parallel;
     all_start = all_start && s.starts;
-    if (rank == 0 || s.max_concurrency < tightest.max_concurrency) {
+    // Equal concurrency (whole sequences): the stage one request needs more of is the tighter.
+    if (rank == 0 || s.max_concurrency < tightest.max_concurrency ||
+        (s.max_concurrency == tightest.max_concurrency &&
+         s.kv_bytes_needed > tightest.kv_bytes_needed)) {
       tightest = run.value;
       tightest_rank = rank;
     }

@@ -67,29 +67,34 @@ TEST(Catalog, CurrentCheckpointsWithTheirStoredWeights) {
       {"kimi-k2.5", "int4 group 32 (pack-quantized)"},
       {"exaone-4.0-1.2b-w4a16", "int4 group 128 (pack-quantized)"},
       {"minimax-m2.7", "fp8 128x128 blocks"},
+      {"deepseek-v3.1", "fp8 128x128 blocks"},
+      {"devstral-small-2-24b", "fp8 per tensor"},
+      {"devstral-2-123b", "fp8 per tensor"},
   };
   for (const auto& [id, stored] : kStored) {
     const Result<ModelEntry> m = find_model(id);
     ASSERT_TRUE(m.ok) << id;
     EXPECT_EQ(test::import_ok(m.value.config_json).shape.weights.name, stored) << id;
   }
-  for (const char* id : {"glm-4.5", "glm-5.1", "qwen3.5-4b", "qwen3.5-397b-a17b", "gemma-4-31b",
-                         "gemma-4-e4b-w4a16", "nemotron-3-nano-30b-a3b", "phi-4-mini",
-                         "mistral-small-3.1-24b", "mimo-v2.5", "kimi-linear-48b-a3b",
-                         "qwen3-235b-a22b-2507", "glm-4.7-flash"}) {
+  for (const char* id :
+       {"glm-4.5", "glm-5.1", "qwen3.5-4b", "qwen3.5-397b-a17b", "gemma-4-31b", "gemma-4-e4b-w4a16",
+        "nemotron-3-nano-30b-a3b", "phi-4-mini", "mistral-small-3.1-24b", "mimo-v2.5",
+        "kimi-linear-48b-a3b", "qwen3-235b-a22b-2507", "glm-4.7-flash", "qwen3-coder-480b-a35b",
+        "olmo-3.1-32b", "exaone-4.0-32b"}) {
     EXPECT_TRUE(find_model(id).ok) << id;
   }
 }
 
 TEST(Catalog, ModelsAnswerToTheirHuggingFaceIdsAndNames) {
-  for (const char* spelling : {"Qwen/Qwen3-32B", "qwen/qwen3-32b", "Qwen3-32B", "Qwen3 32B",
-                               "QWEN3-32B"}) {
+  for (const char* spelling :
+       {"Qwen/Qwen3-32B", "qwen/qwen3-32b", "Qwen3-32B", "Qwen3 32B", "QWEN3-32B"}) {
     const Result<ModelEntry> m = find_model(spelling);
     ASSERT_TRUE(m.ok) << spelling;
     EXPECT_EQ(m.value.id, "qwen3-32b") << spelling;
   }
   EXPECT_EQ(find_model("deepseek-ai/DeepSeek-R1").value.id, "deepseek-v3");  // an alias
   EXPECT_EQ(find_model("openai/gpt-oss-120b").value.id, "gpt-oss-120b");
+  EXPECT_EQ(find_model("deepseek-ai/DeepSeek-V3.1").value.id, "deepseek-v3.1");
   const Result<ModelEntry> miss = find_model("Qwen/Qwen3-33B");
   ASSERT_FALSE(miss.ok);
   EXPECT_EQ(miss.error.code, kUnknownId);

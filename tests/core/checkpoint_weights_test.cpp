@@ -115,6 +115,23 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// mistralai/Devstral-Small-2507's index (a bf16 checkpoint of the Mistral Small 3.1 text shape):
+// kvscope's count from the catalogue's config is its total_size to the byte, and the index itself
+// fixes the weights exactly.
+TEST(CheckpointWeights, DevstralSmall2507IndexTotalSize) {
+  const std::string index =
+      read_text("mistralai__devstral-small-2507/model.safetensors.index.json");
+  PlanInput in;
+  in.model.model_id = "mistral-small-3.1-24b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  EXPECT_EQ(test::plan_ok(in).weights_bytes, uint64_t{47144806400});
+  in.weights_index_json = index;
+  const PlanReport given = test::plan_ok(in);
+  EXPECT_EQ(given.weights_bytes, uint64_t{47144806400});
+  EXPECT_NE(given.weights_source.find("47,144,806,400"), std::string::npos) << given.weights_source;
+}
+
 // The report of deepseek-ai/DeepSeek-V3 gives only its sum, 641.29 GiB to two decimals.
 TEST(CheckpointWeights, DeepSeekV3Fp8WithItsMtpLayer) {
   const ModelShape shape = shape_of("deepseek-ai__deepseek-v3/config.json");
@@ -128,7 +145,8 @@ TEST(CheckpointWeights, DeepSeekV3Fp8WithItsMtpLayer) {
 
 // The MTP layer's own tensors, and the sparse-attention indexer's, one by one.
 TEST(CheckpointWeights, DeepSeekV32IndexerAndMtpTensors) {
-  const Checkpoint reference = read_weight_table("deepseek-ai__deepseek-v3.2/report-weight-table.md");
+  const Checkpoint reference =
+      read_weight_table("deepseek-ai__deepseek-v3.2/report-weight-table.md");
   const ModelShape shape = shape_of("deepseek-ai__deepseek-v3.2/config.json");
   EXPECT_EQ(shape.mla.index_head_dim, 128u);
   EXPECT_EQ(shape.layers[0].indexer_head_dim, 128u);
@@ -136,7 +154,8 @@ TEST(CheckpointWeights, DeepSeekV32IndexerAndMtpTensors) {
   auto bytes_of = [&](const std::string& part) {
     uint64_t n = 0;
     for (const WeightTensor& t : tensors) {
-      if (t.name.size() < part.size() || t.name.compare(t.name.size() - part.size(), part.size(), part) != 0)
+      if (t.name.size() < part.size() ||
+          t.name.compare(t.name.size() - part.size(), part.size(), part) != 0)
         continue;
       const Result<WeightBytes> b = weight_bytes({t}, shape.weights);
       n += b.value.total;
@@ -163,8 +182,8 @@ TEST(CheckpointWeights, GptOssExpertsAreMxfp4Exactly) {
   const Checkpoint reference = read_weight_table("openai__gpt-oss-20b/report-weight-table.md");
   const WeightBytes w = checkpoint_weights(shape_of("openai__gpt-oss-20b/config.json"));
   uint64_t experts = 0;
-  for (const char* part : {"gate_up_proj_blocks", "gate_up_proj_scales", "down_proj_blocks",
-                           "down_proj_scales"}) {
+  for (const char* part :
+       {"gate_up_proj_blocks", "gate_up_proj_scales", "down_proj_blocks", "down_proj_scales"}) {
     experts += reference.bytes_by_name.at(std::string("model.layers.mlp.experts.") + part);
   }
   EXPECT_EQ(module_bytes(w, ModuleClass::kRoutedExperts), experts);
@@ -203,7 +222,6 @@ TEST(CheckpointWeights, Qwen3Fp8AndAwqFromTheBaseConfig) {
   }
 }
 
-
 // One linear layer of N outputs x K inputs in each method's checkpoint layout, from the tensors
 // the loaders create (vllm/model_executor/layers/quantization/: gptq.py qweight (K/8, N) int32,
 // qzeros (K/g, N/8) int32, scales (K/g, N) fp16, g_idx (K) int32; modelopt.py NVFP4 weight
@@ -216,7 +234,8 @@ TEST(CheckpointWeights, EachMethodsTensorsForOneLinearLayer) {
     const std::string config =
         R"({"num_hidden_layers": 1, "hidden_size": 11008, "num_attention_heads": 1, "head_dim": 4096,
             "num_key_value_heads": 1, "vocab_size": 8, "max_position_embeddings": 64,
-            "torch_dtype": "bfloat16", "quantization_config": )" + quantization_config + "}";
+            "torch_dtype": "bfloat16", "quantization_config": )" +
+        quantization_config + "}";
     const ModelShape shape = test::import_ok(config).shape;
     // q_proj is 4096 x 11008: the layer's first linear tensor.
     for (const WeightTensor& t : weight_tensors(shape).value) {
@@ -228,10 +247,12 @@ TEST(CheckpointWeights, EachMethodsTensorsForOneLinearLayer) {
     }
     return uint64_t{0};
   };
-  EXPECT_EQ(bytes_of(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false})"),
-            K / 8 * N * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2 + K * 4);
-  EXPECT_EQ(bytes_of(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})"),
-            K * N / 8 * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2);
+  EXPECT_EQ(
+      bytes_of(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false})"),
+      K / 8 * N * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2 + K * 4);
+  EXPECT_EQ(
+      bytes_of(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})"),
+      K * N / 8 * 4 + K / 128 * N / 8 * 4 + K / 128 * N * 2);
   EXPECT_EQ(bytes_of(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})"),
             N * K / 2 + N * K / 16 + 4 + 4);
   EXPECT_EQ(bytes_of(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})"),
@@ -255,7 +276,8 @@ TEST(CheckpointWeights, ModelOptExclusionsAsGlobs) {
   const WeightBytes w = checkpoint_weights(shape);
   bool attention_plain = false, experts_nvfp4 = false;
   for (const ModuleBytes& m : w.modules) {
-    if (m.module == ModuleClass::kAttention && !m.draft && m.format == "bf16") attention_plain = true;
+    if (m.module == ModuleClass::kAttention && !m.draft && m.format == "bf16")
+      attention_plain = true;
     if (m.module == ModuleClass::kAttention && !m.draft) EXPECT_EQ(m.format, "bf16");
     if (m.module == ModuleClass::kRoutedExperts && !m.draft && m.format.rfind("nvfp4", 0) == 0)
       experts_nvfp4 = true;

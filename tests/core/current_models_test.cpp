@@ -150,7 +150,6 @@ TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
   EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / (64 * 1342976) * 1);  // states of 64 layers
 }
 
-
 // Speculative decoding with DeepSeek's MTP layer: one more MLA layer in the pool, its decoder
 // weights loaded (the embedding and head copies are shared with the target).
 TEST(CurrentModels, MtpDraftLayersJoinThePool) {
@@ -209,7 +208,8 @@ TEST(CurrentModels, VllmUnifiesGemma4PageSizes) {
     unified = unified || n.find("32-token blocks") != std::string::npos;
   EXPECT_TRUE(unified);
   // Its per-layer embeddings: a 262,144 x (42 x 256) table.
-  const ModelShape s = real_config("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
+  const ModelShape s =
+      real_config("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
   EXPECT_EQ(s.per_layer_input_size, 256u);
   EXPECT_GE(count_parameters(s).value.embedding, 262144u * 42 * 256);
 }
@@ -226,7 +226,6 @@ TEST(CurrentModels, VllmKimiDeltaStateInFp32) {
   // 20 layers of (3 x 4096 x 3 conv values in bf16 + 32 x 128 x 128 state values in fp32).
   EXPECT_EQ(p.estimate.kv.state_bytes_per_sequence, 20u * (36864 * 2 + 524288 * 4));
 }
-
 
 // DeepSeek-V4's compressed caches are refused by name, not sized as something they are not.
 TEST(CurrentModels, DeepSeekV4CompressedCachesAreRefusedByName) {
@@ -251,6 +250,81 @@ TEST(CurrentModels, NemotronHExpertsHaveNoGate) {
             uint64_t{23} * 128 * (2 * 2688 * 1856 + 2688));  // with the router's rows
   EXPECT_EQ(p.params.shared_experts, uint64_t{23} * 2 * 2688 * 3712);
   EXPECT_NEAR(static_cast<double>(p.params.total) / 1e9, 31.6, 0.05);
+}
+
+// EXAONE 4.0 (sliding_window_pattern "LLLG") and OLMo 3.1 (layer_types): three 4096-token sliding
+// layers to each global one; OLMo's yarn reaches 8 x 8192 = its max_position_embeddings.
+TEST(CurrentModels, ExaoneAndOlmoSlidingLayers) {
+  for (const char* name :
+       {"lgai-exaone__exaone-4.0-32b.json", "allenai__olmo-3.1-32b-instruct.json"}) {
+    const ModelShape s = real_config(name);
+    EXPECT_EQ(test::count_kind(s, AttentionKind::kSlidingWindow), 48u) << name;
+    EXPECT_EQ(test::count_kind(s, AttentionKind::kFull), 16u) << name;
+    EXPECT_EQ(s.layers[0].window_tokens, 4096u) << name;
+    EXPECT_EQ(s.layers[3].attention, AttentionKind::kFull) << name;
+  }
+  PlanInput in;
+  in.model.config_json = test::read_data("real-configs/allenai__olmo-3.1-32b-instruct.json");
+  in.gpu_id = "h200-sxm-141gb";
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_EQ(p.context_limit.tokens, 65536u);
+  EXPECT_EQ(p.max_model_len, 65536u);
+}
+
+// Devstral 2 in fp8 per tensor: the pixtral tower and lm_head stay out (modules_to_not_convert).
+TEST(CurrentModels, DevstralFp8PerTensorWithItsExclusions) {
+  PlanInput in;
+  in.model.config_json =
+      test::read_data("real-configs/mistralai__devstral-small-2-24b-instruct-2512.json");
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_EQ(p.weights.name, "fp8 per tensor");
+  EXPECT_EQ(p.params.total, 23572403200u);  // the text model: Devstral-Small-2507's index count
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    if (m.module == ModuleClass::kLmHead || m.module == ModuleClass::kEmbedding) {
+      EXPECT_EQ(m.bytes, m.params * 2) << module_class_name(m.module);
+    } else if (m.module == ModuleClass::kMlp || m.module == ModuleClass::kAttention) {
+      EXPECT_LT(m.bytes, m.params + 1024 * 8) << module_class_name(m.module);  // fp8 + scales
+    }
+  }
+}
+
+// A GPTQ-Int4 Qwen3 MoE as GPTQModel writes it: attention and experts in int4 groups of 128, the
+// router and head in the checkpoint's fp16.
+TEST(CurrentModels, GptqMoeLeavesTheRouterAndHead) {
+  PlanInput in;
+  in.model.config_json =
+      test::read_data("real-configs/derived__qwen3-30b-a3b-gptq-int4__gptqmodel-issue.json");
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  const PlanReport p = test::plan_ok(in);
+  EXPECT_EQ(p.weights.name, "gptq-int4:g128");
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    const bool int4 =
+        m.module == ModuleClass::kRoutedExperts || m.module == ModuleClass::kAttention;
+    EXPECT_EQ(m.format.rfind("gptq int4", 0) == 0, int4) << module_class_name(m.module);
+    if (m.module == ModuleClass::kRouter) EXPECT_EQ(m.bytes, 48u * 128 * 2048 * 2);
+  }
+}
+
+// DeepSeek-V3.1 (scale_fmt ue8m0) and the R1 / V3-0324 config: V3's architecture and fp8 blocks.
+TEST(CurrentModels, DeepSeekV31AndR1StoreAsV3) {
+  auto weights_of = [](const std::string& config) {
+    PlanInput in;
+    in.model.config_json = config;
+    in.gpu_id = "h200-sxm-141gb";
+    in.tensor_parallel = 8;
+    in.max_model_len = 32768;
+    return test::plan_ok(in).weights_bytes;
+  };
+  const uint64_t v3 = weights_of(test::read_data("real-configs/deepseek-ai__deepseek-v3.json"));
+  EXPECT_EQ(weights_of(test::read_data(
+                "real-configs/deepseek-ai__deepseek-v3.1.tt-forge-reindented.json")),
+            v3);
+  EXPECT_EQ(weights_of(test::read_data(
+                "real-configs/deepseek-ai__deepseek-r1-or-v3-0324.tt-metal-reference.json")),
+            v3);
 }
 
 }  // namespace
