@@ -34,6 +34,14 @@ class Importer {
            std::vector<std::string>& assumptions)
       : r_(text_config, std::move(prefix), model_type, assumptions), root_(root) {
     shape_.model_type = std::move(model_type);
+    // The wrapper's class names: engines pick pools by them (SGLang's is_hybrid_swa_model).
+    const auto names = root.find("architectures");
+    if (names != root.end() && names->is_array()) {
+      for (const json& n : *names) {
+        if (n.is_string() && shape_.architectures.size() < 8 && n.get_ref<const std::string&>().size() < 200)
+          shape_.architectures.push_back(n.get<std::string>());
+      }
+    }
   }
 
   Result<ModelShape> run() {

@@ -1,5 +1,6 @@
 // SGLang on one GPU: python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
-// (profile_max_num_token, get_cell_size_per_token, handle_max_mamba_cache, init_memory);
+// (profile_max_num_token, get_cell_size_per_token, handle_max_mamba_cache, init_memory,
+// set_num_tokens_hybrid_swa); python/sglang/srt/configs/model_config.py (is_hybrid_swa_model);
 // shared/docs/engine-formulas.md §2.
 #include <algorithm>
 #include <cstdio>
@@ -62,6 +63,80 @@ Result<StatePool> state_slot(const ModelShape& shape, const Dtype& conv) {
   return R::success(pool);
 }
 
+// handle_max_mamba_cache: speculative decoding's intermediate states first, then a fixed slot
+// count or the share mamba_full_memory_ratio gives the states against the KV pool; returns the
+// memory left for the KV pool.
+Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given_running,
+                                const PlanReport& r, const PlanInput& in,
+                                std::vector<std::string>& notes) {
+  using R = Result<uint64_t>;
+  const uint64_t slot = states.conv_bytes_per_slot + states.ssm_bytes_per_slot;
+  if (!r.speculative.method.empty()) {  // draft tokens = steps + 1
+    const uint64_t draft = r.speculative.num_speculative_tokens + 1;
+    const CheckedU64 spec = CheckedU64(slot) * given_running * draft;
+    rest = left_after(rest, spec);
+    notes.push_back("speculative decoding: " + format_gib(spec.overflowed() ? 0 : spec.value()) +
+                    " of intermediate states for " + with_commas(given_running) + " requests x " +
+                    std::to_string(draft) + " draft tokens set aside first");
+  }
+  if (in.max_mamba_cache_size != 0) {
+    states.slots = in.max_mamba_cache_size;
+  } else if (in.disable_radix_cache && given_running != 0) {
+    states.slots = given_running;
+  } else {
+    const double share =
+        static_cast<double>(rest) * in.mamba_full_memory_ratio / (1 + in.mamba_full_memory_ratio);
+    states.slots = static_cast<uint64_t>(share / static_cast<double>(slot));
+  }
+  const CheckedU64 reserved = CheckedU64(states.slots) * slot;
+  const CheckedU64 allocated = (CheckedU64(states.slots) + 1) * slot;  // one padding slot
+  if (allocated.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_mamba_cache_size", "state pool exceeds 2^64-1"));
+  states.reserved_bytes = reserved.value();
+  states.bytes = allocated.value();
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%g", in.mamba_full_memory_ratio);
+  notes.push_back("recurrent states: " + with_commas(states.slots) + " slots of " +
+                  format_binary_size(slot) + " (conv " + states.conv_dtype + ", SSM " +
+                  states.ssm_dtype + ") set aside first, " +
+                  (in.max_mamba_cache_size != 0 ? std::string("--max-mamba-cache-size")
+                                                : std::string("mamba_full_memory_ratio ") + ratio) +
+                  "; SGLang allocates one more as padding");
+  return R::success(left_after(rest, reserved));
+}
+
+// Architectures SGLang gives a hybrid SWA pool (is_hybrid_swa_model,
+// python/sglang/srt/configs/model_config.py).
+bool hybrid_swa_architecture(const ModelShape& shape) {
+  static const char* const kArchitectures[] = {
+      "Llama4ForConditionalGeneration", "GptOssForCausalLM",  "MiMoV2ForCausalLM",
+      "MiMoV2FlashForCausalLM",         "Step3p5ForCausalLM", "Gemma4ForCausalLM",
+      "Gemma4ForConditionalGeneration"};
+  for (const std::string& a : shape.architectures) {
+    for (const char* known : kArchitectures)
+      if (a == known) return true;
+  }
+  return false;
+}
+
+// Bytes per token of the full and of the sliding layers on this GPU.
+struct LayerBytes {
+  uint64_t full = 0;
+  uint64_t sliding = 0;
+  uint64_t window = 0;  // the widest window
+};
+
+Result<LayerBytes> full_and_sliding(const ModelShape& shape, const Dtype& kv) {
+  LayerBytes b;
+  for (const LayerSpec& l : shape.layers) {
+    const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, kv);
+    if (!per_token.ok) return Result<LayerBytes>::failure(per_token.error);
+    (l.windowed() ? b.sliding : b.full) += per_token.value;  // cell_bytes has checked the sums
+    if (l.windowed()) b.window = std::max(b.window, l.window_tokens);
+  }
+  return Result<LayerBytes>::success(b);
+}
+
 }  // namespace
 
 Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const PlanInput& in) {
@@ -73,17 +148,21 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   Result<StatePool> slot = state_slot(shape, conv);
   if (!slot.ok) return R::failure(slot.error);
   StatePool& states = slot.value;
-  const uint64_t slot_bytes = states.conv_bytes_per_slot + states.ssm_bytes_per_slot;
+  const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
   if (!(in.mamba_full_memory_ratio > 0 && in.mamba_full_memory_ratio <= 1e6)) {
     return R::failure(
         make_error(kInvalidValue, "mamba_full_memory_ratio", "must be a positive number"));
+  }
+  if (!(in.swa_full_tokens_ratio > 0 && in.swa_full_tokens_ratio <= 1e6)) {
+    return R::failure(
+        make_error(kInvalidValue, "swa_full_tokens_ratio", "must be a positive number"));
   }
   const double fraction =
       in.mem_fraction_static != 0 ? in.mem_fraction_static : kSglangDefaultMemFractionStatic;
   if (!(fraction > 0 && fraction <= 1)) {
     return R::failure(make_error(kInvalidValue, "mem_fraction_static", "must be in (0, 1]"));
   }
-  if (in.mem_fraction_static == 0) {
+  if (in.mem_fraction_static == 0 && !r.kv_memory_given) {
     r.notes.push_back(
         "mem_fraction_static 0.88: SGLang's fallback; recent releases compute it from the card "
         "(pass --mem-fraction-static to match a server log)");
@@ -100,83 +179,84 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
         "SGLang takes the fraction of the memory free before loading; the whole card is assumed "
         "free");
   }
+  // With speculative decoding server_args.py resets an unset request cap to 48.
   const uint64_t given_running = in.max_running_requests != 0    ? in.max_running_requests
                                  : !r.speculative.method.empty() ? kSpeculativeRequests
                                                                  : 0;
-  if (slot_bytes != 0) {
-    // handle_max_mamba_cache: a fixed slot count, or the share mamba_full_memory_ratio gives the
-    // states against the KV pool; the KV pool gets the rest.
-    uint64_t rest = r.kv_pool_bytes;
-    if (!r.speculative.method.empty()) {
-      // Speculative decoding first reserves intermediate states for every draft token of every
-      // running request (draft tokens = steps + 1).
-      const CheckedU64 spec =
-          CheckedU64(slot_bytes) * given_running * (r.speculative.num_speculative_tokens + 1);
-      rest = left_after(rest, spec);
-      r.notes.push_back(
-          "speculative decoding: " + format_gib(spec.overflowed() ? 0 : spec.value()) +
-          " of intermediate states for " + with_commas(given_running) + " requests x " +
-          std::to_string(r.speculative.num_speculative_tokens + 1) +
-          " draft tokens set aside first");
-    }
-    if (in.max_mamba_cache_size != 0) {
-      states.slots = in.max_mamba_cache_size;
-    } else if (in.disable_radix_cache && given_running != 0) {
-      states.slots = given_running;
-    } else {
-      const double share =
-          static_cast<double>(rest) * in.mamba_full_memory_ratio / (1 + in.mamba_full_memory_ratio);
-      states.slots = static_cast<uint64_t>(share / static_cast<double>(slot_bytes));
-    }
-    const CheckedU64 reserved = CheckedU64(states.slots) * slot_bytes;
-    const CheckedU64 allocated = (CheckedU64(states.slots) + 1) * slot_bytes;
-    if (allocated.overflowed())
-      return R::failure(
-          make_error(kOutOfRange, "max_mamba_cache_size", "state pool exceeds 2^64-1"));
-    states.reserved_bytes = reserved.value();
-    states.bytes = allocated.value();
-    r.kv_pool_bytes = left_after(rest, reserved);
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%g", in.mamba_full_memory_ratio);
-    r.notes.push_back("recurrent states: " + with_commas(states.slots) + " slots of " +
-                      format_binary_size(slot_bytes) + " (conv " + states.conv_dtype + ", SSM " +
-                      states.ssm_dtype + ") set aside first, " +
-                      (in.max_mamba_cache_size != 0
-                           ? std::string("--max-mamba-cache-size")
-                           : std::string("mamba_full_memory_ratio ") + ratio) +
-                      "; SGLang allocates one more as padding");
-    if (in.max_mamba_cache_size == 0 && states.slots > 0 && r.kv_pool_bytes == 0) {
-      r.notes.push_back("the states took the whole budget: lower --mamba-full-memory-ratio");
-    }
+  if (recurrent) {
+    const Result<uint64_t> left =
+        reserve_states(states, r.kv_pool_bytes, given_running, r, in, r.notes);
+    if (!left.ok) return R::failure(left.error);
+    r.kv_pool_bytes = left.value;
     r.state_pool = states;
   }
   const uint64_t page = r.block_size_tokens == 0 ? 1 : r.block_size_tokens;  // page_size, default 1
-  r.kv_pool_tokens = cell.value == 0 ? 0 : r.kv_pool_bytes / cell.value / page * page;
-  // init_memory: the request cap from the pool, then at most a third of the state slots.
+  const uint64_t profiled = cell.value == 0 ? 0 : r.kv_pool_bytes / cell.value / page * page;
+  r.kv_pool_tokens = profiled;
+
+  // init_memory: the request cap from the profiled pool, then at most a third of the state slots.
   uint64_t running = given_running;
   if (running == 0) {
     const double from_pool =
-        static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len) * 512;
+        static_cast<double>(profiled) / static_cast<double>(r.max_model_len) * 512;
     running = std::min<uint64_t>(std::max<uint64_t>(static_cast<uint64_t>(from_pool), 2048), 4096);
   }
   const uint64_t per_request = in.disable_radix_cache ? 1 : kMambaSlotsPerRequest;
-  if (slot_bytes != 0 && states.slots / per_request < running) {
+  if (recurrent && states.slots / per_request < running) {
     running = states.slots / per_request;
     r.notes.push_back("max_running_requests " + with_commas(running) + ": the state slots over " +
                       std::to_string(per_request) + " per request" +
                       (in.disable_radix_cache ? " (radix cache off)" : " (radix cache on)"));
   }
   r.max_running_requests = running;
-  const CheckedU64 needed = CheckedU64(cell.value) * r.max_model_len;
+
+  // set_num_tokens_hybrid_swa: the profiled bytes split so that sliding layers hold
+  // swa_full_tokens_ratio as many tokens as the full layers.
+  const Result<LayerBytes> split = full_and_sliding(shape, r.estimate.kv_dtype);
+  if (!split.ok) return R::failure(split.error);
+  const LayerBytes& b = split.value;
+  const bool hybrid_swa =
+      !in.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape);
+  uint64_t swa_tokens = 0;
+  if (hybrid_swa) {
+    const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
+    const double denominator =
+        static_cast<double>(b.full) + in.swa_full_tokens_ratio * static_cast<double>(b.sliding);
+    const uint64_t full = b.full == 0 ? 0 : static_cast<uint64_t>(total / denominator);
+    swa_tokens = b.full == 0
+                     ? profiled
+                     : static_cast<uint64_t>(static_cast<double>(full) * in.swa_full_tokens_ratio) /
+                           page * page;
+    r.kv_pool_tokens = full / page * page;
+    r.swa_pool_tokens = swa_tokens;
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%g", in.swa_full_tokens_ratio);
+    r.notes.push_back("hybrid SWA pool: " + with_commas(r.kv_pool_tokens) +
+                      " tokens for the full layers, " + with_commas(swa_tokens) +
+                      " for the sliding ones (swa_full_tokens_ratio " + ratio +
+                      "; --disable-hybrid-swa-memory for one pool)");
+  }
+  // One request of max_model_len: every token in the full layers, its window in the sliding
+  // ones (the SWA pool evicts what falls out of it).
+  const uint64_t len = r.max_model_len;
+  const uint64_t kept = hybrid_swa ? std::min(len, b.window) : len;
+  const CheckedU64 needed = hybrid_swa ? CheckedU64(b.full) * len + CheckedU64(b.sliding) * kept
+                                       : CheckedU64(cell.value) * len;
   if (needed.overflowed())
     return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
-  r.max_concurrency =
-      std::min(static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len),
-               static_cast<double>(r.max_running_requests));
-  r.max_context = r.kv_pool_tokens;
-  r.max_model_len_that_fits = std::min(r.max_model_len, r.kv_pool_tokens);
-  r.starts = r.kv_pool_tokens > 0;
+  double sequences = b.full == 0 && hybrid_swa
+                         ? static_cast<double>(swa_tokens) / static_cast<double>(kept)
+                         : static_cast<double>(r.kv_pool_tokens) / static_cast<double>(len);
+  if (hybrid_swa && b.full != 0)
+    sequences = std::min(sequences, static_cast<double>(swa_tokens) / static_cast<double>(kept));
+  r.max_concurrency = std::min(sequences, static_cast<double>(r.max_running_requests));
+  r.max_context = !hybrid_swa   ? r.kv_pool_tokens
+                  : b.full == 0 ? (swa_tokens >= b.window ? kMaxSearchTokens : swa_tokens)
+                  : swa_tokens >= b.window ? r.kv_pool_tokens
+                                           : std::min(r.kv_pool_tokens, swa_tokens);
+  r.max_model_len_that_fits = std::min(r.max_model_len, r.max_context);
+  r.starts = profiled > 0;
   if (!r.starts) {
     char fraction_text[16];
     std::snprintf(fraction_text, sizeof fraction_text, "%g", fraction);
@@ -188,7 +268,7 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
     r.notes.push_back(
         "SGLang starts, but max_running_requests is 0: the state pool holds fewer "
         "slots than one request takes");
-  } else if (r.kv_pool_tokens < r.max_model_len) {
+  } else if (r.max_context < r.max_model_len) {
     r.notes.push_back(
         "the pool holds fewer tokens than context_len: SGLang starts, but no request can reach it");
   }

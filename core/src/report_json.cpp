@@ -235,6 +235,8 @@ std::string plan_to_json(const PlanReport& p) {
   j["kv_bytes_needed_for_max_model_len"] = p.kv_bytes_needed;
   j["max_concurrency"] = p.max_concurrency;
   j["max_context"] = p.max_context;
+  j["swa_pool_tokens"] =
+      p.swa_pool_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.swa_pool_tokens);
   j["max_running_requests"] =
       p.max_running_requests == 0 ? ordered_json(nullptr) : ordered_json(p.max_running_requests);
   const StatePool& states = p.state_pool;

@@ -57,6 +57,7 @@ const char* const kUsage =
     "       [--mamba-cache-mode none|align|all]\n"
     "       SGLang: [--mamba-full-memory-ratio F] [--max-mamba-cache-size N]\n"
     "               [--max-running-requests N] [--disable-radix-cache]\n"
+    "               [--swa-full-tokens-ratio F] [--disable-hybrid-swa-memory]\n"
     "       llama.cpp: [--n-gpu-layers N] [--tensor-split A,B,...] [--swa-full] [--no-kv-offload]\n"
     "                  [--mla-v-cache] [--legacy-mla-gguf] [--output-layer-last]\n"
     "      The engine's KV budget on a card, tokens and sequences it holds, and whether it "
@@ -344,6 +345,7 @@ Error as_cli_error(Error e, const EstimateInput& in) {
       {"gpus", "--gpus"},
       {"mem_fraction_static", "--mem-fraction-static"},
       {"mamba_full_memory_ratio", "--mamba-full-memory-ratio"},
+      {"swa_full_tokens_ratio", "--swa-full-tokens-ratio"},
       {"max_mamba_cache_size", "--max-mamba-cache-size"},
       {"free_gpu_memory_fraction", "--free-gpu-memory-fraction"},
       {"parallel", "--parallel"},
@@ -540,6 +542,8 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
   if (p.num_blocks != 0)
     out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
+  if (p.swa_pool_tokens != 0)
+    out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
   out << "\n";
   char concurrency[32];
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
@@ -682,16 +686,17 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                           "--mamba-cache-mode",
                                           "--mamba-full-memory-ratio",
                                           "--max-mamba-cache-size",
-                                          "--max-running-requests"};
+                                          "--max-running-requests",
+                                          "--swa-full-tokens-ratio"};
   if (sweep_mode)
     value_flags.insert(value_flags.end(),
                        {"--points", "--min-context", "--max-context", "--max-batch"});
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
-  if (auto u =
-          parse_flags(args, 1, value_flags, flags,
-                      {"--disable-hybrid-kv-cache-manager", "--no-kv-unified",
-                       "--allow-long-context", "--swa-full", "--no-kv-offload", "--mla-v-cache",
-                       "--legacy-mla-gguf", "--output-layer-last", "--disable-radix-cache"})) {
+  if (auto u = parse_flags(
+          args, 1, value_flags, flags,
+          {"--disable-hybrid-kv-cache-manager", "--no-kv-unified", "--allow-long-context",
+           "--swa-full", "--no-kv-offload", "--mla-v-cache", "--legacy-mla-gguf",
+           "--output-layer-last", "--disable-radix-cache", "--disable-hybrid-swa-memory"})) {
     return fail_usage(out, err, json, *u);
   }
   if (flags.help) {
@@ -769,6 +774,7 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   in.legacy_mla_gguf = flags.has("--legacy-mla-gguf");
   in.output_layer_last = flags.has("--output-layer-last");
   in.disable_radix_cache = flags.has("--disable-radix-cache");
+  in.disable_hybrid_swa_memory = flags.has("--disable-hybrid-swa-memory");
   if (auto u = parse_split(flags, in.tensor_split)) return fail_usage(out, err, json, *u);
   if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
   if (flags.has("--prompt-lengths")) in.prompt_lengths = flags.values["--prompt-lengths"];
@@ -780,6 +786,9 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return fail_usage(out, err, json, *u);
   }
   if (auto u = parse_number(flags, "--mamba-full-memory-ratio", in.mamba_full_memory_ratio)) {
+    return fail_usage(out, err, json, *u);
+  }
+  if (auto u = parse_number(flags, "--swa-full-tokens-ratio", in.swa_full_tokens_ratio)) {
     return fail_usage(out, err, json, *u);
   }
   for (const std::string& set : flags.sets) {

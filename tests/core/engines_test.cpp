@@ -204,6 +204,36 @@ TEST(Engines, SglangHybridSplitsTheRestBetweenStatesAndKv) {
   EXPECT_EQ(plan(in).error.field, "mamba_full_memory_ratio");
 }
 
+// SGLang's hybrid SWA pool (set_num_tokens_hybrid_swa) for the architectures it lists: the profiled
+// tokens' bytes split so that sliding layers hold 0.8 as many tokens as the full ones.
+TEST(Engines, SglangHybridSwaPoolForGptOss) {
+  PlanInput in;
+  in.model.model_id = "gpt-oss-20b";
+  in.engine = "sglang";
+  in.kv_memory_bytes = 20 * kGiB;
+  in.max_model_len = 65536;
+  const uint64_t layer = 2 * 8 * 64 * 2;                   // K + V of one layer, bf16
+  const uint64_t full = 12 * layer, sliding = 12 * layer;  // alternating layers, window 128
+  const uint64_t profiled = 20 * kGiB / (full + sliding);
+  const PlanReport p = plan_ok(in);
+  const uint64_t full_tokens = static_cast<uint64_t>(static_cast<double>(profiled) *
+                                                     (full + sliding) / (full + 0.8 * sliding));
+  EXPECT_EQ(p.kv_pool_tokens, full_tokens);
+  EXPECT_EQ(p.swa_pool_tokens, static_cast<uint64_t>(full_tokens * 0.8));
+  EXPECT_EQ(p.kv_bytes_needed, full * 65536 + sliding * 128);  // a request keeps its window
+  EXPECT_DOUBLE_EQ(p.max_concurrency, static_cast<double>(full_tokens) / 65536);
+  in.disable_hybrid_swa_memory = true;
+  const PlanReport one = plan_ok(in);
+  EXPECT_EQ(one.kv_pool_tokens, profiled);
+  EXPECT_EQ(one.swa_pool_tokens, 0u);
+  in.disable_hybrid_swa_memory = false;
+  in.swa_full_tokens_ratio = 0;
+  EXPECT_EQ(plan(in).error.field, "swa_full_tokens_ratio");
+  in.swa_full_tokens_ratio = 0.8;
+  in.model.model_id = "gemma-3-27b";  // Gemma 3 is not on SGLang's list: one pool
+  EXPECT_EQ(plan_ok(in).swa_pool_tokens, 0u);
+}
+
 // SGLang keeps the SSM state in float32 unless the config's mamba_ssm_dtype (or --mamba-ssm-dtype)
 // says otherwise (mamba2_state_dtype); vLLM keeps Qwen3-Next's in the state dtype.
 TEST(Engines, SglangSsmStateDtype) {
@@ -286,7 +316,6 @@ TEST(Engines, SglangAndTensorRtHugeMaxModelLenIsOutOfRange) {
     EXPECT_EQ(r.error.field, "max_model_len") << engine;
   }
 }
-
 
 // llama.cpp windows only the architectures its load_hparams gives sliding-window layers: Phi-3
 // reads n_swa and disables SWA, Mistral-7B-v0.1 converts to a llama GGUF without it. The issue's

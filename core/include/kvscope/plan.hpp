@@ -50,6 +50,8 @@ struct PlanInput {
   uint64_t max_mamba_cache_size = 0;  // 0 = from mamba_full_memory_ratio
   uint64_t max_running_requests = 0;  // 0 = SGLang's default from the pool
   bool disable_radix_cache = false;
+  double swa_full_tokens_ratio = 0.8;  // SGLang's hybrid SWA pool: sliding tokens per full token
+  bool disable_hybrid_swa_memory = false;
   double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
   uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
   uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
@@ -154,6 +156,7 @@ struct PlanReport {
   double max_concurrency = 0;    // requests of max_model_len tokens, as the engine computes it
   uint64_t max_context = 0;      // longest single sequence the pool holds
   uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
+  uint64_t swa_pool_tokens = 0;  // SGLang's hybrid SWA pool: tokens of the sliding layers
   StatePool state_pool;               // SGLang hybrids; empty otherwise
   bool starts = false;
   std::string startup_error;

@@ -39,7 +39,8 @@ export function capacityView(r, fmt) {
   const dl = h('dl', { class: 'figures' },
     h('dt', {}, 'KV pool'), h('dd', { id: 'kv-pool', 'data-value': r.kv_pool_bytes, 'data-tokens': r.kv_pool_tokens }, fmt.bytes(r.kv_pool_bytes),
       h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens` +
-        (r.num_blocks > 0 ? ` in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}` : ''))),
+        (r.num_blocks > 0 ? ` in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}` : '') +
+        (r.swa_pool_tokens ? ` in the full layers, ${commas(r.swa_pool_tokens)} in the sliding ones` : ''))),
     ...statePoolFigures(r, fmt),
     h('dt', {}, `Sequences of ${commas(ctx)} tokens that fit`),
     h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),
