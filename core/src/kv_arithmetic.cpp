@@ -57,12 +57,36 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
   return Result<uint64_t>::success(k.value + v.value + indexer_bytes_per_token(layer));
 }
 
+uint64_t attended_tokens(const LayerSpec& layer, uint64_t position) {
+  if (!layer.keeps_tokens() && layer.attention != AttentionKind::kShared) return 0;
+  if (layer.window_tokens == 0 || position == 0) return position;
+  if (layer.attention == AttentionKind::kSlidingWindow)
+    return std::min(position, layer.window_tokens);
+  if (layer.attention == AttentionKind::kChunked) return (position - 1) % layer.window_tokens + 1;
+  return position;
+}
+
+double attended_tokens_through(const LayerSpec& layer, uint64_t n) {
+  const double all = static_cast<double>(n);
+  auto triangle = [](double k) { return k * (k + 1) / 2; };
+  if (attended_tokens(layer, n) == 0 && n != 0) return 0;
+  if (layer.window_tokens == 0 || layer.window_tokens >= n) return triangle(all);
+  const double w = static_cast<double>(layer.window_tokens);
+  if (layer.attention == AttentionKind::kSlidingWindow) return triangle(w) + (all - w) * w;
+  if (layer.attention == AttentionKind::kChunked) {
+    const double chunks = static_cast<double>(n / layer.window_tokens);
+    return chunks * triangle(w) + triangle(static_cast<double>(n % layer.window_tokens));
+  }
+  return triangle(all);
+}
+
 Result<Dtype> ssm_state_dtype(const ModelShape& shape, const Dtype& state) {
   if (shape.ssm_state_dtype.empty()) return Result<Dtype>::success(state);
   return parse_dtype(shape.ssm_state_dtype, DtypeUse::kKv, "ssm_state_dtype");
 }
 
-Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state, const Dtype& ssm) {
+Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state,
+                                       const Dtype& ssm) {
   const uint64_t temporal_values = std::min(layer.ssm_state_values, layer.state_values);
   const Result<uint64_t> conv =
       row_bytes(state, layer.state_values - temporal_values, 1, "state_dtype");

@@ -25,11 +25,6 @@ double attention_flops_per_token(const ModelShape& s, const LayerSpec& l) {
 // Recurrent state update FLOPs per token.
 double state_flops(const LayerSpec& l) { return 2.0 * static_cast<double>(l.state_values); }
 
-// Tokens a layer attends to for a query at position `position` (1-based).
-double attended(const LayerSpec& l, uint64_t position) {
-  return static_cast<double>(l.windowed() ? std::min(position, l.window_tokens) : position);
-}
-
 // Weight bytes one GPU reads for `tokens` tokens of work: everything it holds but the embedding
 // table and the routed experts nobody is sent to.
 double weight_bytes_read(const GpuLoad& g, uint64_t tokens, double* experts_per_layer) {
@@ -49,16 +44,29 @@ double weight_bytes_read(const GpuLoad& g, uint64_t tokens, double* experts_per_
 }
 
 // Bytes a step moves: the weights `tokens` tokens route through, and `sequences` caches of
-// `length` tokens (read by a decode step, written by a prefill).
+// `length` tokens: what a decode step's query attends to, or what a prefill writes.
 Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype& state,
-                                 uint64_t tokens, uint64_t length, uint64_t sequences) {
-  const Result<KvEstimate> cache = estimate_kv(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
-  if (!cache.ok) return Result<StepEstimate>::failure(cache.error);
+                                 uint64_t tokens, uint64_t length, uint64_t sequences,
+                                 bool decode) {
+  using R = Result<StepEstimate>;
   StepEstimate e;
   e.weight_bytes = weight_bytes_read(g, tokens, &e.experts_read_per_moe_layer);
-  e.kv_bytes =
-      static_cast<double>(sequences) * static_cast<double>(cache.value.kv_bytes_per_sequence);
-  return Result<StepEstimate>::success(e);
+  double per_sequence = 0;
+  if (decode) {
+    for (const LayerSpec& l : g.gpu_shape.layers) {
+      const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, kv);
+      if (!per_token.ok) return R::failure(per_token.error);
+      per_sequence +=
+          static_cast<double>(per_token.value) * static_cast<double>(attended_tokens(l, length));
+    }
+  } else {
+    const Result<KvEstimate> cache =
+        estimate_kv(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
+    if (!cache.ok) return R::failure(cache.error);
+    per_sequence = static_cast<double>(cache.value.kv_bytes_per_sequence);
+  }
+  e.kv_bytes = static_cast<double>(sequences) * per_sequence;
+  return R::success(e);
 }
 
 // A peak is 0 (unknown: no time from it) or a finite rate of at least 1 per second; a tiny,
@@ -124,11 +132,13 @@ Result<StepEstimate> decode_step(const GpuLoad& g, const Dtype& kv, const Dtype&
   if (batch == 0)
     return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
   if (const R checked = check_peaks(peaks); !checked.ok) return checked;
-  Result<StepEstimate> e = bytes_moved(g, kv, state, batch, context, batch);
+  Result<StepEstimate> e = bytes_moved(g, kv, state, batch, context, batch, true);
   if (!e.ok) return e;
   double per_token = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel;
   for (const LayerSpec& l : g.gpu_shape.layers) {
-    per_token += attention_flops_per_token(g.gpu_shape, l) * attended(l, context) + state_flops(l);
+    per_token += attention_flops_per_token(g.gpu_shape, l) *
+                     static_cast<double>(attended_tokens(l, context)) +
+                 state_flops(l);
   }
   e.value.flops = per_token * static_cast<double>(batch);
   return R::success(finish(e.value, peaks));
@@ -140,19 +150,14 @@ Result<StepEstimate> prefill(const GpuLoad& g, const Dtype& kv, const Dtype& sta
   if (prompt == 0)
     return R::failure(make_error(kInvalidValue, "prompt_tokens", "must be at least 1 token"));
   if (const R checked = check_peaks(peaks); !checked.ok) return checked;
-  Result<StepEstimate> moved = bytes_moved(g, kv, state, prompt, prompt, 1);
+  Result<StepEstimate> moved = bytes_moved(g, kv, state, prompt, prompt, 1, false);
   if (!moved.ok) return moved;
   StepEstimate& e = moved.value;
   const double n = static_cast<double>(prompt);
   e.flops = 2.0 * static_cast<double>(g.stage_params.active_per_token) / g.tensor_parallel * n;
   for (const LayerSpec& l : g.gpu_shape.layers) {
-    // Causal: position i attends to min(i, W) tokens; sum over i = 1..P.
-    double tokens = n * (n + 1) / 2;
-    if (l.windowed() && l.window_tokens < prompt) {
-      const double w = static_cast<double>(l.window_tokens);
-      tokens = w * (w + 1) / 2 + (n - w) * w;
-    }
-    e.flops += attention_flops_per_token(g.gpu_shape, l) * tokens + state_flops(l) * n;
+    e.flops += attention_flops_per_token(g.gpu_shape, l) * attended_tokens_through(l, prompt) +
+               state_flops(l) * n;
   }
   return R::success(finish(e, peaks));
 }

@@ -23,6 +23,7 @@
 #include "kvbench_commit.hpp"  // KVSCOPE_GIT_COMMIT, written at build time
 #include "kvscope/catalog.hpp"
 #include "kvscope/estimate.hpp"
+#include "kvscope/kv_arithmetic.hpp"
 #include "kvscope/report_json.hpp"
 #include "kvscope/workload.hpp"
 #include "kvscope_cli.hpp"
@@ -104,13 +105,6 @@ std::string cpu_isa() {
   isa += " f16c";
 #endif
   return isa + " (compiled for)";
-}
-
-// Tokens a decode step attends to in a layer of this kind at this sequence length.
-uint64_t kept_tokens(const kvscope::LayerSpec& s, uint64_t len) {
-  if (s.attention == kvscope::AttentionKind::kSlidingWindow) return std::min(len, s.window_tokens);
-  if (s.attention == kvscope::AttentionKind::kChunked) return (len - 1) % s.window_tokens + 1;
-  return len;
 }
 
 struct Timing {
@@ -292,7 +286,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   uint64_t pool_bytes = 0;
   for (const auto& l : layers) {
     for (uint64_t len : lengths)
-      pool_bytes += 2 * ((kept_tokens(l, len) + page_size - 1) / page_size * page_size) *
+      pool_bytes += 2 *
+                    ((kvscope::attended_tokens(l, len) + page_size - 1) / page_size * page_size) *
                     l.kv_heads * l.k_head_dim * kv_type_bytes(kv_type);
   }
   const uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -310,7 +305,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     AttentionShape shape{q_heads, layers[i].kv_heads, layers[i].k_head_dim,
                          static_cast<uint32_t>(page_size), kv_type};
     std::vector<uint64_t> kept(lengths.size());
-    for (size_t b = 0; b < lengths.size(); ++b) kept[b] = kept_tokens(layers[i], lengths[b]);
+    for (size_t b = 0; b < lengths.size(); ++b)
+      kept[b] = kvscope::attended_tokens(layers[i], lengths[b]);
     caches.push_back(make_paged_kv(shape, kept, seed + i));
   }
   std::vector<std::vector<float>> outputs;
@@ -385,7 +381,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   uint64_t estimate_bytes = 0;
   for (const auto& l : layers) {
     const auto per_token = kvscope::kv_bytes_per_token_per_layer(l, report.kv_dtype);
-    for (uint64_t len : lengths) estimate_bytes += per_token.value * kept_tokens(l, len);
+    for (uint64_t len : lengths)
+      estimate_bytes += per_token.value * kvscope::attended_tokens(l, len);
   }
   double bandwidth = 0;
   ordered_json bandwidth_json, paged_read_json;

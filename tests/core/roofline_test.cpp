@@ -34,6 +34,40 @@ TEST(Roofline, ExpectedDistinctExperts) {
   EXPECT_EQ(expected_distinct_experts(0, 0, 10), 0.0);
 }
 
+// The tokens a query attends to: all before it, a sliding layer's window, its own chunk in a
+// chunked layer (Llama 4); the prefill sum is the loop's.
+TEST(Roofline, AttendedTokensPerLayerKind) {
+  LayerSpec full;
+  full.kv_heads = 8;
+  full.k_head_dim = full.v_head_dim = 128;
+  LayerSpec sliding = full, chunked = full, recurrent;
+  sliding.attention = AttentionKind::kSlidingWindow;
+  chunked.attention = AttentionKind::kChunked;
+  sliding.window_tokens = chunked.window_tokens = 8;
+  recurrent.attention = AttentionKind::kNone;
+  recurrent.state = StateKind::kMamba2;
+  EXPECT_EQ(attended_tokens(full, 20), 20u);
+  EXPECT_EQ(attended_tokens(sliding, 20), 8u);
+  EXPECT_EQ(attended_tokens(chunked, 20), 4u);  // tokens 17..20 of the third chunk
+  EXPECT_EQ(attended_tokens(chunked, 16), 8u);
+  EXPECT_EQ(attended_tokens(recurrent, 20), 0u);
+  for (const LayerSpec* l : {&full, &sliding, &chunked, &recurrent}) {
+    for (uint64_t n : {1u, 7u, 8u, 9u, 23u}) {
+      double sum = 0;
+      for (uint64_t i = 1; i <= n; ++i) sum += static_cast<double>(attended_tokens(*l, i));
+      EXPECT_DOUBLE_EQ(attended_tokens_through(*l, n), sum) << n;
+    }
+  }
+}
+
+// Llama 4's chunked layers read only their current chunk at decode (the cache kvbench builds).
+TEST(Roofline, ChunkedLayersReadTheirChunk) {
+  const PlanReport p = plan_on_h100("llama-4-scout-17b-16e", 10000, 1);
+  // Per GPU at TP 1: 12 full layers read 10,000 tokens, 36 chunked layers (8192) read 1,808.
+  const double per_token_layer = 2.0 * 8 * 128 * 2;
+  EXPECT_DOUBLE_EQ(p.roofline.decode.kv_bytes, per_token_layer * (12 * 10000.0 + 36 * 1808.0));
+}
+
 TEST(Roofline, DecodeAtBatchOneReadsTheWeightsAndOneCache) {
   const PlanReport p = plan_on_h100("llama-3.1-8b", 4096, 1);
   const StepEstimate& d = p.roofline.decode;

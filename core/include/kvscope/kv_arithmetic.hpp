@@ -46,6 +46,13 @@ struct KvEstimate {
 // get_cell_size_per_token's NSA term).
 uint64_t indexer_bytes_per_token(const LayerSpec& layer);
 
+// Tokens a query at `position` (1-based) attends to in `layer`: all before it, the last window of a
+// sliding layer, those of its own chunk in a chunked layer (Llama 4's attention_chunk_size); 0 for
+// layers that keep no tokens.
+uint64_t attended_tokens(const LayerSpec& layer, uint64_t position);
+// The same summed over positions 1..n (a causal prefill), as a double: it passes 2^64 at 2^32.
+double attended_tokens_through(const LayerSpec& layer, uint64_t n);
+
 // Bytes one token adds to one layer's cache in `kv` (0 for layers that keep no tokens), the
 // indexer's K cache included.
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv);
@@ -58,7 +65,8 @@ Result<Dtype> ssm_state_dtype(const ModelShape& shape, const Dtype& state);
 
 // Bytes of one layer's recurrent state for one sequence: the convolution state in `state`, the
 // temporal state in `ssm`.
-Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state, const Dtype& ssm);
+Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state,
+                                       const Dtype& ssm);
 
 // Everything above for a model, a KV dtype, a recurrent-state dtype and a workload.
 Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
