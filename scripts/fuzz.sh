@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with Debian's clang (ASan + UBSan) and runs each for FUZZ_SECONDS
-# (default 60) from its seed corpus in tests/fuzz/corpus/<target>/ (new inputs go to a temporary
-# folder, not the source tree). Any crash, leak, timeout or sanitizer report fails the script.
+# (default 60) from its seed corpus in tests/fuzz/corpus/<target>/, fuzz_config_import also from
+# the test configs themselves (tests/data/configs, tests/data/real-configs); new inputs go to a
+# temporary folder, not the source tree. Any crash, leak, timeout or sanitizer report fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
@@ -10,9 +11,11 @@ CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan
 for target in config_import cli plan; do
   work="$(mktemp -d)"
-  echo "fuzz_$target: ${seconds} s from tests/fuzz/corpus/$target"
+  seeds=("tests/fuzz/corpus/$target")
+  if [ "$target" = config_import ]; then seeds+=(tests/data/configs tests/data/real-configs); fi
+  echo "fuzz_$target: ${seconds} s from ${seeds[*]}"
   status=0
-  build/fuzz/tests/fuzz/fuzz_$target "$work" "tests/fuzz/corpus/$target" -max_total_time="$seconds" \
+  build/fuzz/tests/fuzz/fuzz_$target "$work" "${seeds[@]}" -max_total_time="$seconds" \
     -artifact_prefix="$work-" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$work.log" 2>&1 || status=$?
   grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY|^artifact_prefix|Test unit written" "$work.log" || true
