@@ -491,6 +491,7 @@ async function main() {
   try {
     kv = await loading;
   } catch (e) {
+    $('loading')?.remove();
     const page = $('page-error');
     page.hidden = false;
     page.textContent = `The WebAssembly core did not load: ${e.message}`;
