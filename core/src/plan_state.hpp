@@ -1,4 +1,5 @@
-// What plan() works out besides its report, for the sweeps that reuse it.
+// What plan() works out besides its report, for the sweeps that reuse it, and the parts of a
+// plan computed apart (plan_roofline.cpp).
 #pragma once
 
 #include <cstddef>
@@ -16,5 +17,15 @@ struct PlanState {
 };
 
 Result<PlanState> plan_state(const PlanInput& input);
+
+// Decode and prefill on every stage, one after the other (a pipeline serves one batch through
+// all stages), and the batch at which the KV pool rather than bandwidth caps throughput.
+Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
+                                   const std::vector<GpuLoad>& loads,
+                                   const ModelShape& tightest_shape);
+
+// Concurrency the tightest stage's pool sustains for the length distributions.
+Result<WorkloadCapacity> plan_workload(const PlanInput& in, const PlanReport& r,
+                                       const ModelShape& gpu_shape);
 
 }  // namespace kvscope

@@ -1,0 +1,101 @@
+// What a plan estimates beyond capacity: decode and prefill rooflines summed over the pipeline's
+// stages, and the concurrency a workload's length distributions sustain in the tightest pool.
+#include "kvscope/catalog.hpp"
+#include "kvscope/workload.hpp"
+#include "plan_state.hpp"
+
+namespace kvscope {
+
+Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
+                                   const std::vector<GpuLoad>& loads,
+                                   const ModelShape& tightest_shape) {
+  using RR = Result<PlanRoofline>;
+  PlanRoofline out;
+  if (!r.gpu_id.empty()) {
+    const GpuEntry gpu = find_gpu(r.gpu_id).value;
+    const bool fp8 = r.weights.fp8_compute && gpu.fp8_dense_flops > 0;
+    out.peaks =
+        HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
+                      fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
+  }
+  if (in.gpu_bandwidth_bytes_per_s > 0)
+    out.peaks.bandwidth_bytes_per_s = in.gpu_bandwidth_bytes_per_s;
+  if (in.gpu_dense_flops > 0)
+    out.peaks = {out.peaks.bandwidth_bytes_per_s, in.gpu_dense_flops, "given"};
+  if (out.peaks.bandwidth_bytes_per_s <= 0) {
+    out.reason = "needs a catalogue GPU (--gpu) or a bandwidth (--gpu-bandwidth)";
+    return RR::success(out);
+  }
+  if (out.peaks.flops == 0)
+    out.reason =
+        "no dense peak for this GPU (catalogue or --gpu-tflops): compute time not estimated";
+  out.batch = in.model.batch;
+  out.context_tokens = r.estimate.workload.context_tokens;
+  out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
+  const Result<KvEstimate> per_sequence =
+      estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                  KvWorkload{out.context_tokens, 1, 0, 0});
+  if (!per_sequence.ok) return RR::failure(per_sequence.error);
+  out.kv_capped_batch = per_sequence.value.kv_bytes_per_sequence == 0
+                            ? 0
+                            : r.kv_pool_bytes / per_sequence.value.kv_bytes_per_sequence;
+  auto sum_stages = [&](auto&& step) -> Result<StepEstimate> {
+    StepEstimate total;
+    for (const GpuLoad& load : loads) {
+      const Result<StepEstimate> s = step(load);
+      if (!s.ok) return s;
+      total.weight_bytes += s.value.weight_bytes;
+      total.kv_bytes += s.value.kv_bytes;
+      total.flops += s.value.flops;
+      total.memory_time_s += s.value.memory_time_s;
+      total.compute_time_s += s.value.compute_time_s;
+      total.time_s += s.value.time_s;
+      total.experts_read_per_moe_layer = s.value.experts_read_per_moe_layer;
+    }
+    total.bound = total.compute_time_s > total.memory_time_s ? "compute" : "memory";
+    return Result<StepEstimate>::success(total);
+  };
+  const Dtype& kv = r.estimate.kv_dtype;
+  const Dtype& state = r.estimate.state_dtype;
+  auto decode_at = [&](uint64_t batch) {
+    return sum_stages([&](const GpuLoad& l) {
+      return decode_step(l, kv, state, out.peaks, batch, out.context_tokens);
+    });
+  };
+  const Result<StepEstimate> decode = decode_at(out.batch);
+  if (!decode.ok) return RR::failure(decode.error);
+  out.decode = decode.value;
+  const Result<StepEstimate> first = sum_stages(
+      [&](const GpuLoad& l) { return prefill(l, kv, state, out.peaks, out.prompt_tokens); });
+  if (!first.ok) return RR::failure(first.error);
+  out.prefill = first.value;
+  if (out.kv_capped_batch > 0) {
+    const Result<StepEstimate> capped = decode_at(out.kv_capped_batch);
+    if (!capped.ok) return RR::failure(capped.error);
+    out.decode_at_kv_cap = capped.value;
+  }
+  out.available = true;
+  return RR::success(out);
+}
+
+Result<WorkloadCapacity> plan_workload(const PlanInput& in, const PlanReport& r,
+                                       const ModelShape& gpu_shape) {
+  using RW = Result<WorkloadCapacity>;
+  if (in.prompt_lengths.empty() || in.output_lengths.empty()) {
+    return RW::failure(make_error(kMissingField,
+                                  in.prompt_lengths.empty() ? "prompt_lengths" : "output_lengths",
+                                  "give both prompt and output length distributions"));
+  }
+  const Result<LengthDistribution> prompt =
+      parse_length_distribution(in.prompt_lengths, "prompt_lengths");
+  if (!prompt.ok) return RW::failure(prompt.error);
+  const Result<LengthDistribution> output =
+      parse_length_distribution(in.output_lengths, "output_lengths");
+  if (!output.ok) return RW::failure(output.error);
+  const WorkloadInput w{prompt.value, output.value, in.model.shared_prefix_tokens, r.max_model_len,
+                        r.block_size_tokens};
+  return workload_capacity(gpu_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.kv_pool_bytes,
+                           w);
+}
+
+}  // namespace kvscope
