@@ -1,0 +1,146 @@
+// The form: the controls bound to state fields, written from the state and read back with their
+// checks, the model and catalogue lists, and the context control's note.
+import { commas } from './format.js';
+import { ENGINES, checkField, quote } from './state.js';
+import { resetCharts } from './charts.js';
+import { $, page, showInputError, update } from './page.js';
+
+// Controls bound one-to-one to state fields: [element id, field].
+export const BOUND = [
+  ['gpu', 'gpu'], ['gpu-memory-gb', 'gpu_memory_gb'], ['gpu-bandwidth-tbs', 'gpu_bandwidth_tbs'],
+  ['gpu-tflops', 'gpu_tflops'], ['gpus', 'gpus'], ['tp', 'tp'], ['pp', 'pp'], ['engine', 'engine'],
+  ['gpu-memory-utilization', 'gpu_memory_utilization'], ['block-size', 'block_size'],
+  ['mem-fraction-static', 'mem_fraction_static'], ['mamba-full-memory-ratio', 'mamba_full_memory_ratio'], ['free-gpu-memory-fraction', 'free_gpu_memory_fraction'],
+  ['parallel', 'parallel'], ['overhead-gb', 'overhead_gb'], ['kv-dtype', 'kv_dtype'],
+  ['weight-dtype', 'weight_dtype'], ['context', 'context'], ['batch', 'batch'],
+  ['shared-prefix', 'shared_prefix'], ['prompt-lengths', 'prompt_lengths'],
+  ['output-lengths', 'output_lengths'], ['prompt-tokens', 'prompt_tokens'],
+  ['output-tokens', 'output_tokens'], ['theme', 'theme'], ['set', 'set'], ['weights-gb', 'weights_gb'],
+  ['mtp-tokens', 'mtp_tokens'],
+];
+// CLI flags and core fields that name a control, for error highlighting.
+export const FLAG_TO_CONTROL = {
+  '--model': 'model', '--config': 'config-text', '--gpu': 'gpu', '--gpu-memory': 'gpu-memory-gb',
+  '--gpu-bandwidth': 'gpu-bandwidth-tbs', '--gpu-tflops': 'gpu-tflops', '--gpus': 'gpus', '--tp': 'tp',
+  '--pp': 'pp', '--engine': 'engine', '--gpu-memory-utilization': 'gpu-memory-utilization',
+  '--block-size': 'block-size', '--mem-fraction-static': 'mem-fraction-static',
+  '--mamba-full-memory-ratio': 'mamba-full-memory-ratio',
+  '--free-gpu-memory-fraction': 'free-gpu-memory-fraction', '--parallel': 'parallel',
+  '--overhead': 'overhead-gb', '--kv-dtype': 'kv-dtype', '--weight-dtype': 'weight-dtype',
+  '--context': 'context', '--max-model-len': 'context', '--batch': 'batch',
+  '--shared-prefix': 'shared-prefix', '--prompt-lengths': 'prompt-lengths',
+  '--output-lengths': 'output-lengths', '--prompt-tokens': 'prompt-tokens', '--output-tokens': 'output-tokens',
+  '--set': 'set', '--weights-bytes': 'weights-gb', '--weights-index': 'index-file',
+  'speculative_config.method': 'mtp-tokens', 'speculative_config.num_speculative_tokens': 'mtp-tokens',
+};
+
+export function writeControls() {
+  // Only what differs is written: setting an input's value invalidates its layout.
+  const set = (el, value) => { if (el.value !== value) el.value = value; };
+  for (const [id, field] of BOUND) set($(id), String(page.state[field]));
+  set($('model'), page.state.config ? '' : page.state.model);
+  $(page.state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
+  set($('context-slider'), String(Math.log2(page.state.context)));
+  set($('context-label'), commas(page.state.context));
+  $('custom-gpu').hidden = page.state.gpu !== 'custom';
+  for (const el of document.querySelectorAll('[data-knob]')) {
+    el.hidden = !ENGINES[page.state.engine].knobs.includes(el.dataset.knob);
+  }
+  $('model-source').textContent = page.state.config
+    ? `Using ${page.state.config_name || 'a pasted config.json'} (${commas(page.state.config.length)} characters).`
+    : sourceOf(page.state.model);
+  $('allow-long-context').checked = page.state.allow_long_context === 1;
+  $('index-source').textContent = page.state.checkpoint_bytes > 0
+    ? `Weights: the index's total_size, ${commas(page.state.checkpoint_bytes)} bytes.` : '';
+  document.documentElement.dataset.theme = page.state.theme;
+}
+
+/** The catalogue entry a user's spelling names: its id, Hugging Face id, alias or name. */
+export function findModel(spelling) {
+  const wanted = spelling.trim().toLowerCase();
+  const repo = (id) => id.split('/').pop().toLowerCase();
+  return page.catalog.models.find((m) => [m.id, m.name, m.hf_id, ...(m.aliases ?? [])]
+    .some((x) => x && (x.toLowerCase() === wanted || (x.includes('/') && repo(x) === wanted))));
+}
+
+// The context control's note: the longest sequence the engine accepts for the model.
+export function contextLimitText(r) {
+  const limit = r.context_limit;
+  if (!limit) return '';
+  const past = limit.exceeded ? ` — ${commas(r.max_model_len)} is past it` : '';
+  return `Model limit: ${commas(limit.tokens)} tokens (${limit.derived_from})${past}.`;
+}
+
+function sourceOf(id) {
+  const m = page.catalog.models.find((x) => x.id === id);
+  return m ? `${m.name}: config from ${m.source}` : '';
+}
+
+/** Reads one control into the state; a bad value marks the control and returns false. */
+export function readControl(id, field) {
+  const el = $(id);
+  const raw = el.value;
+  const checked = field === 'gpu_bandwidth_tbs' || field === 'gpu_tflops' || field === 'block_size' ||
+    field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix' ||
+    field === 'weights_gb'
+    ? checkField(field, raw === '' ? '0' : raw) : checkField(field, raw);
+  el.setAttribute('aria-invalid', String(!checked.ok));
+  if (!checked.ok) {
+    showInputError(checked.message, id);
+    return false;
+  }
+  page.state[field] = checked.value;
+  return true;
+}
+
+export function fillModels() {
+  for (const m of page.catalog.models) {
+    const o = document.createElement('option');
+    o.value = m.id;
+    o.label = m.name;
+    $('model-list').append(o);
+  }
+}
+
+export function fillCatalogues(dtypes) {
+  for (const g of page.catalog.gpus) $('gpu').append(new Option(`${g.name} (${g.memory_marketed})`, g.id));
+  for (const [id, e] of Object.entries(ENGINES)) $('engine').append(new Option(e.label, id));
+  for (const d of dtypes.kv) $('kv-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
+  for (const d of dtypes.weight) $('weight-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
+}
+
+/** Listens to the bound controls, the model box, the context slider, units and the override. */
+export function wireControls() {
+  for (const [id, field] of BOUND) {
+    const el = $(id);
+    el.addEventListener(el.tagName === 'SELECT' ? 'change' : 'input', () => {
+      if (!readControl(id, field)) return;
+      if (field === 'theme') resetCharts();
+      update();
+    });
+  }
+  $('model').addEventListener('change', () => {
+    const id = $('model').value.trim();
+    const entry = findModel(id);
+    if (!entry) {
+      showInputError(`model: ${quote(id)} is not in the catalogue; paste its config.json or load it from Hugging Face`, 'model');
+      return;
+    }
+    page.state.model = entry.id;
+    page.state.checkpoint_bytes = 0;  // an index belongs to the checkpoint it came with
+    page.state.config = '';
+    page.state.config_name = '';
+    update();
+  });
+  $('context-slider').addEventListener('input', () => {
+    page.state.context = Math.round(2 ** Number($('context-slider').value));
+    update();
+  });
+  for (const radio of document.querySelectorAll('input[name="units"]')) {
+    radio.addEventListener('change', () => { page.state.units = radio.value; update(); });
+  }
+  $('allow-long-context').addEventListener('change', () => {
+    page.state.allow_long_context = $('allow-long-context').checked ? 1 : 0;
+    update();
+  });
+}
