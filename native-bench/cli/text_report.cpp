@@ -1,0 +1,270 @@
+// The readable reports of kvscope's commands: every number from the core's report, laid out.
+#include "text_report.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "kvscope/catalog.hpp"
+#include "kvscope/dtype.hpp"
+#include "kvscope/units.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+std::string bytes_line(uint64_t bytes) {
+  return with_commas(bytes) + " bytes = " + format_gb(bytes) + " = " + format_gib(bytes);
+}
+
+}  // namespace
+
+void print_report(const EstimateReport& r, std::ostream& out) {
+  const KvWorkload& w = r.workload;
+  out << "kvscope estimate: " << r.model_name;
+  if (!r.model_id.empty()) out << " (" << r.model_id << ")";
+  out << ", " << r.shape.layers.size() << " layers, KV dtype " << r.kv_dtype.name << "\n\n";
+  out << "  KV per token       " << with_commas(r.kv.kv_bytes_per_token) << " bytes ("
+      << format_binary_size(r.kv.kv_bytes_per_token) << ") across " << r.kv.kv_layers
+      << " layers that keep tokens\n";
+  out << "  per sequence       " << bytes_line(r.kv.kv_bytes_per_sequence) << " at "
+      << with_commas(w.context_tokens) << " tokens\n";
+  out << "  total              " << bytes_line(r.kv.kv_bytes_total) << " for " << w.batch
+      << (w.batch == 1 ? " sequence" : " sequences");
+  if (w.block_size_tokens != 0) out << ", blocks of " << w.block_size_tokens << " tokens";
+  if (w.shared_prefix_tokens != 0) {
+    out << ", " << with_commas(w.shared_prefix_tokens) << "-token prefix stored once ("
+        << with_commas(r.kv.shared_prefix_bytes) << " bytes)";
+  }
+  out << "\n";
+  if (r.kv.state_bytes_per_sequence != 0) {
+    const std::string& ssm = r.shape.ssm_state_dtype;
+    out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence) << " per sequence ("
+        << (ssm.empty() || ssm == r.state_dtype.name
+                ? r.state_dtype.name
+                : "convolution " + r.state_dtype.name + ", SSM " + ssm)
+        << ", constant in context)\n";
+  }
+  out << "\nLayer groups:\n";
+  out << "  " << pad("kind", 18) << pad("layers", 8) << pad("kv heads", 10) << pad("K/V dim", 10)
+      << pad("window", 9) << pad("bytes/token", 13) << pad("kept tokens", 13) << "bytes/sequence\n";
+  for (const GroupKv& g : r.kv.groups) {
+    const LayerSpec& s = g.group.spec;
+    out << "  " << pad(layer_kind_label(s), 18)
+        << pad(std::to_string(g.group.layer_indices.size()), 8)
+        << pad(s.keeps_tokens() ? std::to_string(s.kv_heads) : "-", 10)
+        << pad(s.keeps_tokens() ? std::to_string(s.k_head_dim) + "/" + std::to_string(s.v_head_dim)
+                                : "-",
+               10)
+        << pad(s.windowed() ? with_commas(s.window_tokens) : "-", 9)
+        << pad(with_commas(g.kv_bytes_per_token), 13)
+        << pad(s.keeps_tokens() ? with_commas(g.kept_tokens_per_sequence) : "-", 13)
+        << with_commas(g.kv_bytes_per_sequence) << "\n";
+  }
+  for (const GroupKv& g : r.kv.groups) {
+    const std::string formula = kv_bytes_per_token_formula(g, r.kv_dtype);
+    if (!formula.empty()) out << "  " << layer_kind_label(g.group.spec) << ": " << formula << "\n";
+  }
+  if (r.has_projections) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f",
+                  r.projections.with_cache == 0
+                      ? 0.0
+                      : static_cast<double>(r.projections.without_cache) /
+                            static_cast<double>(r.projections.with_cache));
+    out << "\nWhy a cache: " << with_commas(r.prompt_tokens) << " prompt + "
+        << with_commas(r.output_tokens) << " generated tokens need "
+        << with_commas(r.projections.without_cache)
+        << " K/V projections per layer without a cache, " << with_commas(r.projections.with_cache)
+        << " with one (" << ratio << "x fewer).\n";
+  }
+  if (!r.assumptions.empty()) {
+    out << "\nAssumptions:\n";
+    for (const std::string& a : r.assumptions) out << "  - " << a << "\n";
+  }
+}
+
+void print_plan(const PlanReport& p, std::ostream& out) {
+  const EstimateReport& e = p.estimate;
+  out << "kvscope plan: " << e.model_name << " on "
+      << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
+      << ", KV " << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
+  out << "  weights            " << bytes_line(p.weights_bytes) << " per GPU ("
+      << with_commas(p.params.total) << " parameters)\n";
+  out << "    stored as        " << p.weights_source << "\n";
+  if (p.checkpoint_weights_bytes != 0) {
+    out << "    checkpoint       " << bytes_line(p.checkpoint_weights_bytes)
+        << (p.params.draft != 0 ? " (with " + with_commas(p.params.draft) +
+                                      " parameters of MTP layers, not loaded without speculative "
+                                      "decoding)"
+                                : std::string())
+        << "\n";
+  }
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    char line[160];
+    std::snprintf(line, sizeof line, "    %-16s %-44s %s\n",
+                  (std::string(module_class_name(m.module)) + (m.draft ? " (MTP)" : "")).c_str(),
+                  m.format.c_str(), format_gb(m.bytes).c_str());
+    out << line;
+  }
+  if (!p.kv_memory_given) {
+    out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
+    if (p.engine == "vllm") {
+      out << "  requested          " << bytes_line(p.requested_bytes)
+          << " (gpu_memory_utilization)\n";
+      out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
+      out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
+      if (p.cudagraph_bytes != 0)
+        out << "  CUDA graphs        " << bytes_line(p.cudagraph_bytes) << "\n";
+    }
+  }
+  const StatePool& states = p.state_pool;
+  if (states.slots != 0 || states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0) {
+    out << "  state pool         " << bytes_line(states.bytes) << " (" << with_commas(states.slots)
+        << " + 1 slots of conv " << format_binary_size(states.conv_bytes_per_slot) << " "
+        << states.conv_dtype << " + SSM " << format_binary_size(states.ssm_bytes_per_slot) << " "
+        << states.ssm_dtype << ")\n";
+  }
+  out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
+  const uint64_t gpus = uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel;
+  if (gpus > 1) {
+    out << "  parallelism        tp " << p.tensor_parallel << " x pp " << p.pipeline_parallel
+        << " x dp " << p.data_parallel << " = " << gpus
+        << " GPUs; figures here are per GPU of the tightest stage\n";
+    for (const PlanStage& st : p.stages) {
+      out << "    stage layers " << st.first_layer << "-" << st.first_layer + st.layer_count - 1
+          << ": " << st.kv_heads_per_gpu << " KV heads per GPU, weights "
+          << format_gb(st.weights_bytes) << ", KV pool " << format_gb(st.kv_pool_bytes)
+          << " per GPU\n";
+    }
+    out << "  totals             weights " << format_gb(p.total_weights_bytes) << ", KV pool "
+        << format_gb(p.total_kv_pool_bytes) << "\n";
+  }
+  out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
+  if (p.num_blocks != 0)
+    out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
+  if (p.swa_pool_tokens != 0)
+    out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
+  out << "\n";
+  char concurrency[32];
+  std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
+  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
+      << bytes_line(p.kv_bytes_needed) << "\n";
+  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
+      << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
+  if (p.max_running_requests != 0)
+    out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
+  out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
+  out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
+  if (!p.starts) {
+    out << "  error              " << p.startup_error << "\n";
+    out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
+  }
+  const PlanRoofline& rf = p.roofline;
+  if (rf.available) {
+    auto step_line = [&out](const char* label, const StepEstimate& s, uint64_t sequences) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "  %-18s %.3f ms (%s-bound: %.3f ms memory, %.3f ms compute), %.1f tokens/s\n",
+                    label, s.time_s * 1e3, s.bound.c_str(), s.memory_time_s * 1e3,
+                    s.compute_time_s * 1e3,
+                    s.time_s > 0 ? static_cast<double>(sequences) / s.time_s : 0.0);
+      out << line;
+    };
+    out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
+        << "):\n";
+    step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
+    step_line(("prefill " + std::to_string(rf.prompt_tokens)).c_str(), rf.prefill,
+              rf.prompt_tokens);
+    if (rf.kv_capped_batch > 0) {
+      step_line(("decode batch " + std::to_string(rf.kv_capped_batch)).c_str(), rf.decode_at_kv_cap,
+                rf.kv_capped_batch);
+      out << "  the KV pool caps the batch at " << with_commas(rf.kv_capped_batch)
+          << " sequences of " << with_commas(rf.context_tokens) << " tokens\n";
+    }
+    if (rf.decode.experts_read_per_moe_layer > 0) {
+      char experts[64];
+      std::snprintf(experts, sizeof experts, "%.1f", rf.decode.experts_read_per_moe_layer);
+      out << "  MoE: " << experts << " distinct experts read per layer per decode step\n";
+    }
+  }
+  if (p.has_workload) {
+    const WorkloadCapacity& w = p.workload;
+    char line[256];
+    std::snprintf(
+        line, sizeof line,
+        "\nWorkload: %.0f prompt + %.0f output tokens on average, %.0f held per running request\n"
+        "  concurrent requests the pool sustains: %.1f expected, %llu at p99\n",
+        w.mean_prompt_tokens, w.mean_output_tokens, w.mean_tokens_held, w.expected_concurrency,
+        static_cast<unsigned long long>(w.p99_concurrency));
+    out << line;
+    for (const std::string& a : w.assumptions) out << "  - " << a << "\n";
+  }
+  if (!p.notes.empty() || !e.assumptions.empty()) {
+    out << "\nNotes and assumptions:\n";
+    for (const std::string& n : p.notes) out << "  - " << n << "\n";
+    for (const std::string& a : e.assumptions) out << "  - " << a << "\n";
+  }
+}
+
+void print_sweeps(const Sweeps& s, std::ostream& out) {
+  out << "kvscope sweep: " << s.plan.estimate.model_name << ", engine " << s.plan.engine << "\n\n";
+  out << pad("context", 12);
+  for (const Series& series : s.kv_bytes_vs_context) out << pad(series.name + " bytes/seq", 22);
+  out << "sequences in the pool\n";
+  for (size_t i = 0; i < s.concurrency_vs_context.points.size(); ++i) {
+    out << pad(with_commas(static_cast<uint64_t>(s.concurrency_vs_context.points[i].first)), 12);
+    for (const Series& series : s.kv_bytes_vs_context) {
+      out << pad(with_commas(static_cast<uint64_t>(series.points[i].second)), 22);
+    }
+    out << with_commas(static_cast<uint64_t>(s.concurrency_vs_context.points[i].second)) << "\n";
+  }
+  if (!s.throughput_vs_batch.points.empty()) {
+    out << "\n"
+        << pad("batch", 10) << pad("step time", 14) << "decode tokens/s (KV pool caps the batch at "
+        << with_commas(s.kv_capped_batch) << ")\n";
+    for (size_t i = 0; i < s.throughput_vs_batch.points.size(); ++i) {
+      char line[96];
+      std::snprintf(
+          line, sizeof line, "%-10llu%-14s%.1f\n",
+          static_cast<unsigned long long>(s.throughput_vs_batch.points[i].first),
+          (std::to_string(s.step_time_vs_batch.points[i].second * 1e3).substr(0, 7) + " ms")
+              .c_str(),
+          s.throughput_vs_batch.points[i].second);
+      out << line;
+    }
+  }
+  out << "\nMemory per GPU:\n";
+  for (const auto& [label, bytes] : s.memory_breakdown)
+    out << "  " << pad(label, 26) << bytes_line(bytes) << "\n";
+}
+
+void print_catalogue(const std::string& which, std::ostream& out) {
+  if (which == "models") {
+    out << pad("id", 28) << pad("name", 34) << "source\n";
+    for (const ModelEntry& m : model_catalog())
+      out << pad(m.id, 28) << pad(m.name, 34) << m.source << "\n";
+  } else if (which == "gpus") {
+    out << pad("id", 18) << pad("name", 30) << pad("memory (reported)", 32) << "bandwidth\n";
+    for (const GpuEntry& g : gpu_catalog()) {
+      char bw[32];
+      std::snprintf(bw, sizeof bw, "%.2f TB/s",
+                    static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
+      out << pad(g.id, 18) << pad(g.name, 30)
+          << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32) << bw << "\n";
+    }
+  } else {
+    for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {
+      out << (use == DtypeUse::kKv ? "KV cache dtypes:\n" : "\nWeight dtypes:\n");
+      for (const Dtype& d : list_dtypes(use)) {
+        char bits[32];
+        std::snprintf(bits, sizeof bits, "%.4g bits", bits_per_value(d));
+        out << "  " << pad(d.name, 22) << pad(bits, 13) << d.description << "\n";
+      }
+    }
+  }
+}
+
+}  // namespace kvscope::cli

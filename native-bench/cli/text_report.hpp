@@ -1,0 +1,19 @@
+// The readable reports of `kvscope estimate`, `plan` and `sweep` (the JSON comes from the core).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "kvscope/estimate.hpp"
+#include "kvscope/plan.hpp"
+#include "kvscope/sweeps.hpp"
+
+namespace kvscope::cli {
+
+void print_report(const EstimateReport& r, std::ostream& out);
+void print_plan(const PlanReport& p, std::ostream& out);
+void print_sweeps(const Sweeps& s, std::ostream& out);
+// `kvscope models`, `gpus` or `dtypes` as a table.
+void print_catalogue(const std::string& which, std::ostream& out);
+
+}  // namespace kvscope::cli
