@@ -12,6 +12,7 @@
 
 #include "json_text.hpp"
 #include "kvscope/error.hpp"
+#include "one_of.hpp"
 
 namespace kvscope::config {
 
@@ -199,11 +200,6 @@ class ConfigReader {
   Error error_;
 };
 
-inline bool is_one_of(const std::string& s, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    if (s == n) return true;
-  }
-  return false;
-}
+using kvscope::is_one_of;
 
 }  // namespace kvscope::config

@@ -1,14 +1,15 @@
 // llama.cpp: K and V tensors per layer sized by the context, not by a memory budget, on the device
-// that holds the layer (src/llama-kv-cache.cpp llama_kv_cache constructor, src/llama-kv-cache-iswa.cpp,
-// src/llama-context.cpp n_ctx padding, src/llama-model.cpp load_hparams (which architectures get
-// sliding-window layers) and load_tensors (which device each layer goes to);
-// shared/docs/engine-formulas.md §3).
+// that holds the layer (src/llama-kv-cache.cpp llama_kv_cache constructor,
+// src/llama-kv-cache-iswa.cpp, src/llama-context.cpp n_ctx padding, src/llama-model.cpp
+// load_hparams (which architectures get sliding-window layers) and load_tensors (which device each
+// layer goes to); shared/docs/engine-formulas.md §3).
 #include <algorithm>
 #include <cstdio>
 
 #include "engine_profiles.hpp"
 #include "kvscope/units.hpp"
 #include "kvscope/weights.hpp"
+#include "one_of.hpp"
 
 namespace kvscope::engines {
 namespace {
@@ -24,12 +25,10 @@ CheckedU64 pad(uint64_t n, uint64_t to) { return CheckedU64(ceil_div(n, to)) * t
 // reads n_swa and then disables SWA ("Phi SWA is currently disabled"), Qwen2 ignores
 // use_sliding_window.
 bool llamacpp_windows(const std::string& model_type) {
-  static const char* const kSwaArchitectures[] = {
-      "gemma2",  "gemma3",      "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
-      "gemma4_text", "cohere2", "gpt_oss",     "llama4",  "llama4_text",  "olmo2",
-      "olmo3",   "exaone4",     "mimo_v2",     "mimo_v2_flash", "smallthinker"};
-  return std::any_of(std::begin(kSwaArchitectures), std::end(kSwaArchitectures),
-                     [&](const char* a) { return model_type == a; });
+  return is_one_of(model_type,
+                   {"gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
+                    "gemma4_text", "cohere2", "gpt_oss", "llama4", "llama4_text", "olmo2", "olmo3",
+                    "exaone4", "mimo_v2", "mimo_v2_flash", "smallthinker"});
 }
 
 // Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
@@ -128,13 +127,12 @@ std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devic
   for (double s : split) cumulative.push_back((running += s) / total);
   const size_t with_output = n_layer + 1;
   const size_t ngl = static_cast<size_t>(std::min<uint64_t>(in.n_gpu_layers, with_output));
-  const size_t first_gpu = in.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0)
-                                                : with_output - ngl;
-  const size_t active = ngl;
+  const size_t first_gpu =
+      in.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
   std::vector<int> out(with_output, -1);
   for (size_t il = 0; il < with_output; ++il) {
-    if (il < first_gpu || il - first_gpu >= active) continue;
-    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(active);
+    if (il < first_gpu || il - first_gpu >= ngl) continue;
+    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(ngl);
     for (size_t d = 0; d < cumulative.size(); ++d) {
       if (cumulative[d] > at) {
         out[il] = static_cast<int>(d);
@@ -153,8 +151,8 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     return R::failure(make_error(kInvalidValue, "parallel", "must be at least 1"));
   constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
   if (in.gpus > kMaxDevices) {
-    return R::failure(make_error(kOutOfRange, "gpus",
-                                 "llama.cpp splits one server over at most 64 devices"));
+    return R::failure(
+        make_error(kOutOfRange, "gpus", "llama.cpp splits one server over at most 64 devices"));
   }
   const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
   if (!in.tensor_split.empty() && in.tensor_split.size() != devices) {
@@ -228,14 +226,15 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     DeviceBuffers& b = on[d];
     b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
     const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
-    const CheckedU64 used = r.kv_memory_given ? buffers_here
-                                              : buffers_here + b.weights_bytes +
-                                                    (d == 0 ? in.overhead_bytes : 0);
+    const CheckedU64 used = r.kv_memory_given
+                                ? buffers_here
+                                : buffers_here + b.weights_bytes + (d == 0 ? in.overhead_bytes : 0);
     b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
     fits = fits && b.fits;
   }
   r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
-  for (size_t d = 0; d < devices; ++d) r.weights_bytes = std::max(r.weights_bytes, on[d].weights_bytes);
+  for (size_t d = 0; d < devices; ++d)
+    r.weights_bytes = std::max(r.weights_bytes, on[d].weights_bytes);
   r.devices = on;
   if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
   r.starts = fits;
@@ -251,8 +250,9 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
           CheckedU64(b.value[il].kv) + b.value[il].state;
     }
     for (size_t d = 0; d < devices; ++d) {
-      const CheckedU64 used = (r.kv_memory_given ? CheckedU64(0) : CheckedU64(on[d].weights_bytes)) +
-                              per_device[d] + (d == 0 ? in.overhead_bytes : 0);
+      const CheckedU64 used =
+          (r.kv_memory_given ? CheckedU64(0) : CheckedU64(on[d].weights_bytes)) + per_device[d] +
+          (d == 0 ? in.overhead_bytes : 0);
       if (used.overflowed() || used.value() > on[d].memory_bytes) return false;
     }
     return true;

@@ -8,6 +8,7 @@
 #include "engine_profiles.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 #include "kvscope/units.hpp"
+#include "one_of.hpp"
 
 namespace kvscope::engines {
 
@@ -108,15 +109,11 @@ Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given
 // Architectures SGLang gives a hybrid SWA pool (is_hybrid_swa_model,
 // python/sglang/srt/configs/model_config.py).
 bool hybrid_swa_architecture(const ModelShape& shape) {
-  static const char* const kArchitectures[] = {
-      "Llama4ForConditionalGeneration", "GptOssForCausalLM",  "MiMoV2ForCausalLM",
-      "MiMoV2FlashForCausalLM",         "Step3p5ForCausalLM", "Gemma4ForCausalLM",
-      "Gemma4ForConditionalGeneration"};
-  for (const std::string& a : shape.architectures) {
-    for (const char* known : kArchitectures)
-      if (a == known) return true;
-  }
-  return false;
+  return std::any_of(shape.architectures.begin(), shape.architectures.end(), [](const auto& a) {
+    return is_one_of(a, {"Llama4ForConditionalGeneration", "GptOssForCausalLM", "MiMoV2ForCausalLM",
+                         "MiMoV2FlashForCausalLM", "Step3p5ForCausalLM", "Gemma4ForCausalLM",
+                         "Gemma4ForConditionalGeneration"});
+  });
 }
 
 // Bytes per token of the full and of the sliding layers on this GPU.

@@ -8,13 +8,10 @@
 
 #include "kvscope/checked_math.hpp"
 #include "kvscope/parallelism.hpp"
+#include "one_of.hpp"
 
 namespace kvscope {
 namespace {
-
-bool is_one_of(const std::string& s, std::initializer_list<const char*> names) {
-  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
-}
 
 // Module names of a family's decoder layer (modeling_<family>.py attribute names).
 struct LayerNames {
@@ -276,11 +273,22 @@ uint64_t layer_patterns(const WeightStorage& s) {
   return n;
 }
 
-bool names_layers(const WeightStorage& s) {
-  if (std::any_of(s.kept_patterns.begin(), s.kept_patterns.end(), has_digit)) return true;
-  return std::any_of(s.rules.begin(), s.rules.end(), [](const StorageRule& r) {
-    return std::any_of(r.patterns.begin(), r.patterns.end(), has_digit);
-  });
+// Every layer of every tensor is checked against every layer-specific pattern: refused past the
+// bound. Returns whether formats can differ by layer.
+Result<bool> check_pattern_work(const std::vector<WeightTensor>& tensors, const WeightStorage& s) {
+  const uint64_t patterns = layer_patterns(s);
+  if (patterns == 0) return Result<bool>::success(false);
+  CheckedU64 checks;
+  for (const WeightTensor& t : tensors) checks += std::max<uint64_t>(1, t.layer_count);
+  checks = checks * patterns;
+  if (checks.overflowed() || checks.value() > kMaxPatternChecks) {
+    return Result<bool>::failure(make_error(
+        kOutOfRange, "quantization_config",
+        std::to_string(patterns) +
+            " module patterns that name layers, over this many layers, are more than kvscope "
+            "evaluates"));
+  }
+  return Result<bool>::success(true);
 }
 
 }  // namespace
@@ -401,19 +409,9 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
   if (tp == 0) return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
   WeightBytes out;
   CheckedU64 total, draft, quantized, plain;
-  const bool per_layer = names_layers(storage);
-  if (per_layer) {  // every layer of every tensor against every layer-specific pattern
-    CheckedU64 checks;
-    for (const WeightTensor& t : tensors) checks += std::max<uint64_t>(1, t.layer_count);
-    checks = checks * layer_patterns(storage);
-    if (checks.overflowed() || checks.value() > kMaxPatternChecks) {
-      return R::failure(make_error(
-          kOutOfRange, "quantization_config",
-          std::to_string(layer_patterns(storage)) +
-              " module patterns that name layers, over this many layers, are more than kvscope "
-              "evaluates"));
-    }
-  }
+  const Result<bool> per_layer_formats = check_pattern_work(tensors, storage);
+  if (!per_layer_formats.ok) return R::failure(per_layer_formats.error);
+  const bool per_layer = per_layer_formats.value;
   for (const WeightTensor& t : tensors) {
     if (t.tied) continue;  // stored with the embedding
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
@@ -461,9 +459,9 @@ Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& ten
   out.per_layer.assign(layer_count, 0);
   CheckedU64 before, after;
   std::vector<CheckedU64> layers(layer_count);
-  const Result<WeightBytes> bounded = weight_bytes(tensors, storage);  // the same pattern bound
-  if (!bounded.ok) return R::failure(bounded.error);
-  const bool per_layer = names_layers(storage);
+  const Result<bool> per_layer_formats = check_pattern_work(tensors, storage);
+  if (!per_layer_formats.ok) return R::failure(per_layer_formats.error);
+  const bool per_layer = per_layer_formats.value;
   for (const WeightTensor& t : tensors) {
     if (t.draft || t.tied) continue;
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
