@@ -63,6 +63,74 @@ WeightBytes given_weights(const PlanInput& in, uint64_t total, WeightBytes compu
   return computed;
 }
 
+// Speculative decoding with the model's MTP layers loads them, caches included
+// (vllm/config/speculative.py: num_speculative_tokens a multiple of n_predict).
+Result<bool> resolve_speculative(const PlanInput& in, const ModelShape& shape, PlanReport& r) {
+  using RB = Result<bool>;
+  if (in.speculative_config.empty()) return RB::success(false);
+  const Result<SpeculativeDecoding> spec = read_speculative_config(in.speculative_config);
+  if (!spec.ok) return RB::failure(spec.error);
+  r.speculative = spec.value;
+  if (spec.value.method != "mtp") return RB::success(false);
+  const uint64_t n_predict = shape.draft_layers.size();
+  if (n_predict == 0) {
+    return RB::failure(make_error(kInvalidValue, "speculative_config.method",
+                                  "\"mtp\" needs MTP layers, and the config has none "
+                                  "(num_nextn_predict_layers / mtp_num_hidden_layers)"));
+  }
+  if (r.speculative.num_speculative_tokens == 0) r.speculative.num_speculative_tokens = n_predict;
+  if (r.speculative.num_speculative_tokens % n_predict != 0) {
+    return RB::failure(make_error(
+        kInvalidValue, "speculative_config.num_speculative_tokens",
+        "num_speculative_tokens:" + std::to_string(r.speculative.num_speculative_tokens) +
+            " must be divisible by n_predict=" + std::to_string(n_predict)));
+  }
+  r.draft_layers_loaded = shape.draft_layers.size();
+  r.notes.push_back("speculative decoding with " + std::to_string(n_predict) +
+                    " MTP layer(s): their weights load (the target's embedding and head are "
+                    "shared) and their caches join the KV pool");
+  return RB::success(true);
+}
+
+// The weights' total when it is known rather than computed: --weights-bytes, or an index file's
+// total_size less the MTP layers that do not load (0 = compute them per tensor). Sets the
+// report's weights_source and checkpoint bytes.
+Result<uint64_t> known_weights_total(const PlanInput& in, const std::vector<WeightTensor>& tensors,
+                                     const WeightBytes& checkpoint, PlanReport& r) {
+  using RU = Result<uint64_t>;
+  r.weights_source = r.weights.summary;
+  if (in.weights_bytes != 0) {
+    r.weights_source = "given (--weights-bytes), split evenly over the replica's GPUs";
+    return RU::success(in.weights_bytes);
+  }
+  if (in.weights_index_json.empty()) return RU::success(0);
+  const Result<uint64_t> total = read_weights_index(in.weights_index_json);
+  if (!total.ok) return total;
+  const bool with_draft = r.draft_layers_loaded != 0;
+  uint64_t draft_loaded = 0;  // the MTP tensors that load, in the checkpoint's formats
+  if (with_draft) {
+    std::vector<WeightTensor> draft;
+    for (const WeightTensor& t : stage_tensors(tensors, r.estimate.shape.layers.size(), 0, 1, true))
+      if (t.draft) draft.push_back(t);
+    const Result<WeightBytes> b = weight_bytes(draft, r.estimate.shape.weights);
+    if (!b.ok) return RU::failure(b.error);
+    draft_loaded = b.value.total;
+  }
+  r.computed_checkpoint_weights_bytes = r.checkpoint_weights_bytes;
+  r.checkpoint_weights_bytes = total.value;
+  r.weights_source = "model.safetensors.index.json metadata.total_size " +
+                     with_commas(total.value) + " bytes, exactly" +
+                     (checkpoint.draft != 0 && !with_draft
+                          ? ", less the MTP layers' " + format_gb(checkpoint.draft) +
+                                " (computed) that load only for speculative decoding"
+                          : std::string()) +
+                     "; split over the GPUs in the computed proportions (kvscope computes " +
+                     with_commas(r.computed_checkpoint_weights_bytes) +
+                     " bytes for the checkpoint)";
+  return RU::success(total.value > checkpoint.draft ? total.value - checkpoint.draft + draft_loaded
+                                                    : 0);
+}
+
 // The SSM state dtype the engine picks when the user does not: vLLM follows the config only
 // through per-model hooks (vllm/model_executor/models/config.py: NemotronH defaults to float32,
 // Qwen3.5 takes mamba_ssm_dtype; other models keep the state dtype); SGLang reads mamba_ssm_dtype
@@ -232,65 +300,12 @@ Result<PlanState> plan_state(const PlanInput& in) {
   const Result<WeightBytes> checkpoint = weight_bytes(tensors.value, shape.weights);
   if (!checkpoint.ok) return RS::failure(checkpoint.error);
   r.checkpoint_weights_bytes = checkpoint.value.total;
-  // Speculative decoding with the model's MTP layers loads them, caches included.
-  if (!in.speculative_config.empty()) {
-    const Result<SpeculativeDecoding> spec = read_speculative_config(in.speculative_config);
-    if (!spec.ok) return RS::failure(spec.error);
-    r.speculative = spec.value;
-    if (spec.value.method == "mtp") {
-      const uint64_t n_predict = shape.draft_layers.size();
-      if (n_predict == 0) {
-        return RS::failure(make_error(kInvalidValue, "speculative_config.method",
-                                      "\"mtp\" needs MTP layers, and the config has none "
-                                      "(num_nextn_predict_layers / mtp_num_hidden_layers)"));
-      }
-      if (r.speculative.num_speculative_tokens == 0)
-        r.speculative.num_speculative_tokens = n_predict;
-      if (r.speculative.num_speculative_tokens % n_predict != 0) {  // vllm/config/speculative.py
-        return RS::failure(make_error(
-            kInvalidValue, "speculative_config.num_speculative_tokens",
-            "num_speculative_tokens:" + std::to_string(r.speculative.num_speculative_tokens) +
-                " must be divisible by n_predict=" + std::to_string(n_predict)));
-      }
-      r.draft_layers_loaded = shape.draft_layers.size();
-      r.notes.push_back("speculative decoding with " + std::to_string(n_predict) +
-                        " MTP layer(s): their weights load (the target's embedding and head are "
-                        "shared) and their caches join the KV pool");
-    }
-  }
+  if (const Result<bool> spec = resolve_speculative(in, shape, r); !spec.ok)
+    return RS::failure(spec.error);
   const bool with_draft = r.draft_layers_loaded != 0;
-  uint64_t draft_loaded_bytes = 0;  // the MTP tensors that load, in the checkpoint's formats
-  if (with_draft) {
-    std::vector<WeightTensor> draft;
-    for (const WeightTensor& t : stage_tensors(tensors.value, shape.layers.size(), 0, 1, true)) {
-      if (t.draft) draft.push_back(t);
-    }
-    const Result<WeightBytes> b = weight_bytes(draft, shape.weights);
-    if (!b.ok) return RS::failure(b.error);
-    draft_loaded_bytes = b.value.total;
-  }
-  uint64_t known_total = in.weights_bytes;  // 0: the computed per-tensor bytes
-  r.weights_source = r.weights.summary;
-  if (in.weights_bytes != 0) {
-    r.weights_source = "given (--weights-bytes), split evenly over the replica's GPUs";
-  } else if (!in.weights_index_json.empty()) {
-    const Result<uint64_t> total = read_weights_index(in.weights_index_json);
-    if (!total.ok) return RS::failure(total.error);
-    r.computed_checkpoint_weights_bytes = r.checkpoint_weights_bytes;
-    r.checkpoint_weights_bytes = total.value;
-    known_total = total.value > checkpoint.value.draft
-                      ? total.value - checkpoint.value.draft + draft_loaded_bytes
-                      : 0;
-    r.weights_source = "model.safetensors.index.json metadata.total_size " +
-                       with_commas(total.value) + " bytes, exactly" +
-                       (checkpoint.value.draft != 0 && !with_draft
-                            ? ", less the MTP layers' " + format_gb(checkpoint.value.draft) +
-                                  " (computed) that load only for speculative decoding"
-                            : std::string()) +
-                       "; split over the GPUs in the computed proportions (kvscope computes " +
-                       with_commas(r.computed_checkpoint_weights_bytes) +
-                       " bytes for the checkpoint)";
-  }
+  const Result<uint64_t> known = known_weights_total(in, tensors.value, checkpoint.value, r);
+  if (!known.ok) return RS::failure(known.error);
+  const uint64_t known_total = known.value;  // 0: the computed per-tensor bytes
 
   if (!in.gpu_id.empty()) {
     const Result<GpuEntry> gpu = find_gpu(in.gpu_id);

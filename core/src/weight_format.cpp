@@ -24,7 +24,7 @@ class Regex {
     if (!valid_) return false;
     text_ = &text;
     steps_ = 0;
-    return match_node(root_, 0, [](size_t) { return true; });
+    return match_repeat(root_, 0, 0, [](size_t) { return true; });
   }
 
  private:
@@ -183,10 +183,6 @@ class Regex {
       default:
         return single(n, i) && next(i + 1);
     }
-  }
-
-  bool match_node(const Node& n, size_t i, const Next& next) {
-    return match_repeat(n, 0, i, next);
   }
 
   std::string p_;
