@@ -186,31 +186,6 @@ std::optional<UsageError> parse_counts(const Flags& flags, std::initializer_list
   return std::nullopt;
 }
 
-// --model ID or --config FILE (exactly one) into the input.
-std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file,
-                                            EstimateInput& in) {
-  const auto model = flags.values.find("--model");
-  const auto config = flags.values.find("--config");
-  if ((model == flags.values.end()) == (config == flags.values.end())) {
-    return UsageError{"--model", "give exactly one of --model ID or --config FILE"};
-  }
-  if (model != flags.values.end()) {
-    in.model_id = model->second;
-    return std::nullopt;
-  }
-  const std::string& path = config->second;
-  std::string reason;
-  if (!read_file(path, in.config_json, reason))
-    return UsageError{"--config", reason + ": " + quote_user_text(path)};
-  if (in.config_json.empty())
-    return UsageError{"--config", "file is empty: " + quote_user_text(path)};
-  if (in.config_json.size() > kMaxConfigBytes) {
-    return UsageError{"--config", "file is larger than 16 MiB: " + quote_user_text(path)};
-  }
-  in.config_name = path;
-  return std::nullopt;
-}
-
 // A file named by `flag` (when given), read whole: at most 16 MiB, not empty.
 std::optional<UsageError> read_side_file(const Flags& flags, const std::string& flag,
                                          const FileReader& read_file, std::string& content) {
@@ -224,6 +199,22 @@ std::optional<UsageError> read_side_file(const Flags& flags, const std::string& 
     return UsageError{flag, "file is larger than 16 MiB: " + quote_user_text(path->second)};
   }
   return std::nullopt;
+}
+
+// --model ID or --config FILE (exactly one) into the input.
+std::optional<UsageError> read_model_source(const Flags& flags, const FileReader& read_file,
+                                            EstimateInput& in) {
+  const auto model = flags.values.find("--model");
+  const auto config = flags.values.find("--config");
+  if ((model == flags.values.end()) == (config == flags.values.end())) {
+    return UsageError{"--model", "give exactly one of --model ID or --config FILE"};
+  }
+  if (model != flags.values.end()) {
+    in.model_id = model->second;
+    return std::nullopt;
+  }
+  in.config_name = config->second;
+  return read_side_file(flags, "--config", read_file, in.config_json);
 }
 
 // A byte size with an optional unit: 24GB, 80GiB, 13.5GB, 1048576 (GB = 10^9, GiB = 2^30).

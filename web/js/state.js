@@ -168,8 +168,7 @@ export function planOptions(s, set = []) {
     weights_bytes: s.weights_gb > 0 ? `${s.weights_gb}GB` : null,
     weights_index: s.checkpoint_bytes > 0 && !(s.weights_gb > 0) ? weightsIndex(s.checkpoint_bytes) : null,
     allow_long_context: s.allow_long_context === 1,
-    speculative_config: s.mtp_tokens > 0
-      ? JSON.stringify({ method: 'mtp', num_speculative_tokens: s.mtp_tokens }) : null,
+    speculative_config: s.mtp_tokens > 0 ? mtpConfig(s.mtp_tokens) : null,
     max_model_len: s.context,
     context: s.context,
     batch: s.batch > 1 ? s.batch : null,
@@ -178,6 +177,11 @@ export function planOptions(s, set = []) {
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
     set: overrides.length ? overrides : null,
   };
+}
+
+/** vLLM's --speculative-config for drafting with the model's own MTP layers. */
+export function mtpConfig(tokens) {
+  return JSON.stringify({ method: 'mtp', num_speculative_tokens: tokens });
 }
 
 /**

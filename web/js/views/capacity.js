@@ -23,13 +23,12 @@ export function memoryView(sweeps, fmt, card) {
 function statePoolFigures(r, fmt) {
   const s = r.state_pool;
   return [
-    s ? h('dt', {}, 'Recurrent-state pool') : null,
-    s ? h('dd', { id: 'state-pool', 'data-value': s.bytes, 'data-slots': s.slots }, fmt.bytes(s.bytes),
-      h('span', { class: 'exact' }, ` ${commas(s.slots)} slots (+1 padding) of ` +
-        `${fmt.bytes(s.conv_bytes_per_slot + s.ssm_bytes_per_slot)}: convolution in ${s.conv_dtype}, SSM in ${s.ssm_dtype}`)) : null,
-    r.max_running_requests ? h('dt', {}, 'Requests the engine runs at once') : null,
-    r.max_running_requests ? h('dd', { id: 'max-running-requests', 'data-value': r.max_running_requests },
-      commas(r.max_running_requests)) : null,
+    ...(s ? [h('dt', {}, 'Recurrent-state pool'),
+      h('dd', { id: 'state-pool', 'data-value': s.bytes, 'data-slots': s.slots }, fmt.bytes(s.bytes),
+        h('span', { class: 'exact' }, ` ${commas(s.slots)} slots (+1 padding) of ` +
+          `${fmt.bytes(s.conv_bytes_per_slot + s.ssm_bytes_per_slot)}: convolution in ${s.conv_dtype}, SSM in ${s.ssm_dtype}`))] : []),
+    ...(r.max_running_requests ? [h('dt', {}, 'Requests the engine runs at once'),
+      h('dd', { id: 'max-running-requests', 'data-value': r.max_running_requests }, commas(r.max_running_requests))] : []),
   ];
 }
 
