@@ -33,6 +33,16 @@ MatrixFormat quantized(std::string name, uint32_t bits, uint32_t tile_rows, uint
   return f;
 }
 
+// fp4 e2m1 values in groups of `group`, each group with one scale of `scale_bits` (MXFP4, NVFP4).
+MatrixFormat fp4_groups(std::string name, uint32_t group, uint32_t scale_bits) {
+  MatrixFormat f;
+  f.name = std::move(name);
+  f.group_values = group;
+  f.group_bits = group * 4 + scale_bits;
+  f.quantized = true;
+  return f;
+}
+
 // A group of `group` input values per scale along each output row (-1: the whole row).
 uint32_t group_tile(int64_t group) { return group <= 0 ? 0 : static_cast<uint32_t>(group); }
 
@@ -165,36 +175,38 @@ class QuantizationReader {
       const auto cols = r_.to_count(b[1], "weight_block_size[1]", 1, 1 << 16);
       if (!rows || !cols) return;
       const std::string block = std::to_string(*rows) + "x" + std::to_string(*cols);
-      s_.rules.push_back({{}, {},
-                          quantized("fp8 e4m3 + fp32 scale per " + block + " block", 8,
-                                    static_cast<uint32_t>(*rows), static_cast<uint32_t>(*cols),
-                                    kFp32)});
+      s_.rules.push_back(
+          {{},
+           {},
+           quantized("fp8 e4m3 + fp32 scale per " + block + " block", 8,
+                     static_cast<uint32_t>(*rows), static_cast<uint32_t>(*cols), kFp32)});
       label("fp8 " + block + " blocks",
-            "fp8 with " + block + " block scales: linear layers in fp8 e4m3 plus one fp32 scale "
-            "per " + block + " block; embeddings, norms, routers and head in " + s_.plain.name);
+            "fp8 with " + block +
+                " block scales: linear layers in fp8 e4m3 plus one fp32 scale "
+                "per " +
+                block + " block; embeddings, norms, routers and head in " + s_.plain.name);
       return;
     }
     MatrixFormat f = quantized("fp8 e4m3 + fp32 scale per tensor", 8, 0, 0, kFp32);
     if (activations == "static") f.tensor_bytes = 4;  // input_scale
     s_.rules.push_back({{}, {}, f});
-    label("fp8 per tensor", "fp8 per tensor: linear layers in fp8 e4m3 with one fp32 scale each" +
-                                std::string(activations == "static" ? " (and an input scale)" : "") +
-                                "; embeddings, norms, routers and head in " + s_.plain.name);
+    label("fp8 per tensor",
+          "fp8 per tensor: linear layers in fp8 e4m3 with one fp32 scale each" +
+              std::string(activations == "static" ? " (and an input scale)" : "") +
+              "; embeddings, norms, routers and head in " + s_.plain.name);
   }
 
   // gpt-oss: routed experts in MXFP4 (32 fp4 values in 16 bytes + one e8m0 scale byte); the
   // rest (modules_to_not_convert: attention, routers, embeddings, head) in the plain dtype.
   void mxfp4() {
     s_.kept_patterns = string_list(r_, "modules_to_not_convert");
-    MatrixFormat f;
-    f.name = "mxfp4 (fp4 e2m1 + e8m0 scale per 32)";
-    f.group_values = 32;
-    f.group_bits = 32 * 4 + kE8m0;
-    f.quantized = true;
-    s_.rules.push_back({{ModuleClass::kRoutedExperts}, {}, f});
-    label("mxfp4 experts", "MXFP4: routed experts in fp4 with an e8m0 scale per 32 values (4.25 "
-                           "bits); attention, routers, embeddings and head in " +
-                               s_.plain.name);
+    s_.rules.push_back({{ModuleClass::kRoutedExperts},
+                        {},
+                        fp4_groups("mxfp4 (fp4 e2m1 + e8m0 scale per 32)", 32, kE8m0)});
+    label("mxfp4 experts",
+          "MXFP4: routed experts in fp4 with an e8m0 scale per 32 values (4.25 "
+          "bits); attention, routers, embeddings and head in " +
+              s_.plain.name);
   }
 
   // AWQ (AutoAWQ WQLinear_GEMM: qweight, qzeros packed in int32, fp16 scales per group) and
@@ -202,9 +214,8 @@ class QuantizationReader {
   void int_groups(const std::string& method) {
     const uint64_t bits =
         r_.count(method == "awq" && !r_.has("bits") ? "w_bit" : "bits", 2, 8).value_or(4);
-    const int64_t group = group_size(r_, method == "awq" && !r_.has("group_size") ? "q_group_size"
-                                                                                  : "group_size",
-                                     128);
+    const int64_t group = group_size(
+        r_, method == "awq" && !r_.has("group_size") ? "q_group_size" : "group_size", 128);
     if (r_.failed()) return;
     const bool zeros = method != "awq" || r_.flag("zero_point").value_or(true);
     MatrixFormat f = quantized(method + " int" + std::to_string(bits) + " " + group_text(group),
@@ -228,7 +239,9 @@ class QuantizationReader {
     }
     if (method == "auto-round") s_.exact = false;  // packed in GPTQ or AWQ layout; sized as AWQ
     if (r_.failed()) return;
-    const std::string what = (method == "awq" ? "AWQ" : method == "gptq" ? "GPTQ" : "AutoRound") +
+    const std::string what = (method == "awq"    ? "AWQ"
+                              : method == "gptq" ? "GPTQ"
+                                                 : "AutoRound") +
                              std::string(" int") + std::to_string(bits) + ", " + group_text(group);
     label(method + "-int" + std::to_string(bits) + (group > 0 ? ":g" + std::to_string(group) : ""),
           what + ": linear layers in " + std::to_string(bits) + "-bit integers with an fp16 scale" +
@@ -266,11 +279,11 @@ class QuantizationReader {
       w.fail(kUnsupported, "strategy", "unknown weight strategy " + describe(json(strategy)));
       return std::nullopt;
     }
-    MatrixFormat f = quantized(type + std::to_string(bits) + " " + strategy +
-                                   (cols != 0 && strategy != "block" ? " " + std::to_string(cols)
-                                                                     : std::string()) +
-                                   " (" + format + ")",
-                               static_cast<uint32_t>(bits), rows, cols, scale_bits + zero_bits);
+    MatrixFormat f = quantized(
+        type + std::to_string(bits) + " " + strategy +
+            (cols != 0 && strategy != "block" ? " " + std::to_string(cols) : std::string()) + " (" +
+            format + ")",
+        static_cast<uint32_t>(bits), rows, cols, scale_bits + zero_bits);
     if (format == "pack-quantized") f.tensor_bytes = 8;  // weight_shape: two int32
     if (format == "nvfp4-pack-quantized" || strategy == "tensor_group") f.tensor_bytes = 4;
     return f;
@@ -318,14 +331,17 @@ class QuantizationReader {
       s_.rules.push_back(std::move(rule));
     }
     // Regex targets first: a "Linear" group is the catch-all.
-    std::stable_sort(s_.rules.begin(), s_.rules.end(), [](const StorageRule& a, const StorageRule& b) {
-      return !a.patterns.empty() && b.patterns.empty();
-    });
-    if (!type_is_deepseek()) s_.kept_modules = {};
-    else s_.kept_modules = {ModuleClass::kRouter};  // MoEGate is not an nn.Linear
+    std::stable_sort(s_.rules.begin(), s_.rules.end(),
+                     [](const StorageRule& a, const StorageRule& b) {
+                       return !a.patterns.empty() && b.patterns.empty();
+                     });
+    if (!type_is_deepseek())
+      s_.kept_modules = {};
+    else
+      s_.kept_modules = {ModuleClass::kRouter};  // MoEGate is not an nn.Linear
     label(s_.rules.size() == 1 ? s_.rules[0].format.name : "compressed-tensors mixed",
-          "compressed-tensors: " + names + "; ignored (kept in " + s_.plain.name + "): " +
-              std::to_string(s_.kept_patterns.size()) + " patterns");
+          "compressed-tensors: " + names + "; ignored (kept in " + s_.plain.name +
+              "): " + std::to_string(s_.kept_patterns.size()) + " patterns");
   }
 
   bool type_is_deepseek() const {
@@ -347,24 +363,26 @@ class QuantizationReader {
       f.tensor_bytes = 4;  // input_scale
       s_.rules.push_back({{}, {}, f});
       s_.fp8_compute = true;
-      label("fp8 per tensor", "ModelOpt FP8: linear layers in fp8 e4m3 with fp32 weight and input "
-                              "scales; excluded modules in " + s_.plain.name);
+      label("fp8 per tensor",
+            "ModelOpt FP8: linear layers in fp8 e4m3 with fp32 weight and input "
+            "scales; excluded modules in " +
+                s_.plain.name);
     } else if (algo == "NVFP4") {
-      MatrixFormat f;
-      f.name = "nvfp4 (fp4 e2m1 + fp8 scale per " + std::to_string(group) + ")";
-      f.group_values = static_cast<uint32_t>(group);
-      f.group_bits = static_cast<uint32_t>(group) * 4 + kFp8;
+      MatrixFormat f = fp4_groups("nvfp4 (fp4 e2m1 + fp8 scale per " + std::to_string(group) + ")",
+                                  static_cast<uint32_t>(group), kFp8);
       f.tensor_bytes = 8;  // weight_scale_2 and input_scale, fp32
-      f.quantized = true;
       s_.rules.push_back({{}, {}, f});
       label("nvfp4", "ModelOpt NVFP4: linear layers in fp4 e2m1 with an fp8 scale per " +
-                         std::to_string(group) + " values and fp32 global scales; excluded "
-                         "modules in " + s_.plain.name);
+                         std::to_string(group) +
+                         " values and fp32 global scales; excluded "
+                         "modules in " +
+                         s_.plain.name);
     } else if (algo == "FP8_PB_WO" || algo == "FP8_BLOCKWISE") {
-      s_.rules.push_back({{}, {}, quantized("fp8 e4m3 + fp32 scale per 128x128 block", 8, 128,
-                                            128, kFp32)});
-      label("fp8 128x128 blocks", "ModelOpt block fp8: linear layers in fp8 with an fp32 scale per "
-                                  "128x128 block");
+      s_.rules.push_back(
+          {{}, {}, quantized("fp8 e4m3 + fp32 scale per 128x128 block", 8, 128, 128, kFp32)});
+      label("fp8 128x128 blocks",
+            "ModelOpt block fp8: linear layers in fp8 with an fp32 scale per "
+            "128x128 block");
     } else {
       s_.exact = false;
       s_.name = s_.plain.name;
@@ -382,9 +400,9 @@ class QuantizationReader {
     if (r_.flag("load_in_4bit").value_or(false)) {
       const std::string type = r_.text("bnb_4bit_quant_type").value_or("fp4");
       const bool nested = r_.flag("bnb_4bit_use_double_quant").value_or(false);
-      MatrixFormat f = quantized(type + (nested ? " + double-quantized absmax per 64"
-                                                : " + fp32 absmax per 64"),
-                                 4, 1, 64, nested ? 8 : kFp32);
+      MatrixFormat f =
+          quantized(type + (nested ? " + double-quantized absmax per 64" : " + fp32 absmax per 64"),
+                    4, 1, 64, nested ? 8 : kFp32);
       // quant_map (16 fp32), the serialized quant_state, and with double quant the nested
       // quant_map (256 fp32) and offset.
       f.tensor_bytes = nested ? 64 + 1024 + 4 + 160 : 64 + 160;
@@ -394,8 +412,10 @@ class QuantizationReader {
       }
       s_.rules.push_back({{}, {}, f});
       label("bnb " + type, "bitsandbytes " + type + ": linear layers in 4 bits with an absmax " +
-                               (nested ? "(double-quantized) " : "") + "per 64 values; head, "
-                               "embeddings and norms in " + s_.plain.name);
+                               (nested ? "(double-quantized) " : "") +
+                               "per 64 values; head, "
+                               "embeddings and norms in " +
+                               s_.plain.name);
     } else if (r_.flag("load_in_8bit").value_or(false)) {
       MatrixFormat f = quantized("int8 + fp32 scale per row (LLM.int8)", 8, 1, 0, kFp32);
       f.tensor_bytes = 1;  // weight_format

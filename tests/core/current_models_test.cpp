@@ -18,6 +18,15 @@ uint64_t per_token(const ModelShape& s, const std::string& kv) {
   return e.value.kv_bytes_per_token;
 }
 
+// A real config (tests/data/real-configs/) planned on a catalogue GPU under vLLM.
+PlanInput real_plan(const std::string& name, const char* gpu, uint64_t max_model_len) {
+  PlanInput in;
+  in.model.config_json = test::read_data("real-configs/" + name);
+  in.gpu_id = gpu;
+  in.max_model_len = max_model_len;
+  return in;
+}
+
 // DeepSeek sparse attention: beside each layer's 576-value MLA latent, the indexer keeps 128 fp8
 // keys and one fp32 scale per token, whatever the KV dtype (vLLM DeepseekV32IndexerCache).
 TEST(CurrentModels, DeepSeekV32IndexerCache) {
@@ -140,11 +149,7 @@ TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
   ASSERT_EQ(s.layers.size(), 64u);
   EXPECT_EQ(test::count_kind(s, AttentionKind::kNone), 64u);
   EXPECT_EQ(s.layers[0].state_values, 5376u * 3 + 80u * 64 * 128);
-  PlanInput in;
-  in.model.config_json =
-      test::read_data("real-configs/state-spaces__mamba2-2.7b.mlx-swift-fixture.json");
-  in.gpu_id = "l4";
-  in.max_model_len = 8192;
+  PlanInput in = real_plan("state-spaces__mamba2-2.7b.mlx-swift-fixture.json", "l4", 8192);
   const PlanReport p = test::plan_ok(in);
   EXPECT_TRUE(p.starts);
   EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / (64 * 1342976) * 1);  // states of 64 layers
@@ -196,11 +201,8 @@ TEST(CurrentModels, VllmMambaCacheModes) {
 
 // Gemma 4's sliding pages are half its full-attention pages: vLLM doubles their block to unify.
 TEST(CurrentModels, VllmUnifiesGemma4PageSizes) {
-  PlanInput in;
-  in.model.config_json = test::read_data(
-      "real-configs/derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json");
-  in.gpu_id = "l4";
-  in.max_model_len = 32768;
+  PlanInput in =
+      real_plan("derived__gemma-4-e4b-it-w4a16__jackrong-gemopus-autoround.json", "l4", 32768);
   const PlanReport p = test::plan_ok(in);
   EXPECT_TRUE(p.starts);
   bool unified = false;
@@ -216,11 +218,8 @@ TEST(CurrentModels, VllmUnifiesGemma4PageSizes) {
 
 // Kimi Delta Attention keeps its recurrent state in float32 under vLLM (kda_state_dtype).
 TEST(CurrentModels, VllmKimiDeltaStateInFp32) {
-  PlanInput in;
-  in.model.config_json =
-      test::read_data("real-configs/moonshotai__kimi-linear-48b-a3b-instruct.json");
-  in.gpu_id = "h200-sxm-141gb";
-  in.max_model_len = 32768;
+  PlanInput in =
+      real_plan("moonshotai__kimi-linear-48b-a3b-instruct.json", "h200-sxm-141gb", 32768);
   const PlanReport p = test::plan_ok(in);
   EXPECT_EQ(p.estimate.shape.ssm_state_dtype, "fp32");
   // 20 layers of (3 x 4096 x 3 conv values in bf16 + 32 x 128 x 128 state values in fp32).
@@ -238,11 +237,7 @@ TEST(CurrentModels, DeepSeekV4CompressedCachesAreRefusedByName) {
 
 // Nemotron-H's MLPs and experts are up + down with relu2, no gate (NemotronHMLP in transformers).
 TEST(CurrentModels, NemotronHExpertsHaveNoGate) {
-  PlanInput in;
-  in.model.config_json =
-      test::read_data("real-configs/nvidia__nvidia-nemotron-3-nano-30b-a3b.json");
-  in.gpu_id = "h200-sxm-141gb";
-  in.max_model_len = 8192;
+  PlanInput in = real_plan("nvidia__nvidia-nemotron-3-nano-30b-a3b.json", "h200-sxm-141gb", 8192);
   const PlanReport p = test::plan_ok(in);
   // 23 MoE layers of the pattern, 128 experts of 2688 -> 1856 -> 2688, one shared of 3712
   // (moe_shared_expert_intermediate_size): 31.6B in all, as the model card says.
@@ -273,11 +268,8 @@ TEST(CurrentModels, ExaoneAndOlmoSlidingLayers) {
 
 // Devstral 2 in fp8 per tensor: the pixtral tower and lm_head stay out (modules_to_not_convert).
 TEST(CurrentModels, DevstralFp8PerTensorWithItsExclusions) {
-  PlanInput in;
-  in.model.config_json =
-      test::read_data("real-configs/mistralai__devstral-small-2-24b-instruct-2512.json");
-  in.gpu_id = "h100-sxm-80gb";
-  in.max_model_len = 32768;
+  PlanInput in =
+      real_plan("mistralai__devstral-small-2-24b-instruct-2512.json", "h100-sxm-80gb", 32768);
   const PlanReport p = test::plan_ok(in);
   EXPECT_EQ(p.weights.name, "fp8 per tensor");
   EXPECT_EQ(p.params.total, 23572403200u);  // the text model: Devstral-Small-2507's index count
@@ -293,11 +285,8 @@ TEST(CurrentModels, DevstralFp8PerTensorWithItsExclusions) {
 // A GPTQ-Int4 Qwen3 MoE as GPTQModel writes it: attention and experts in int4 groups of 128, the
 // router and head in the checkpoint's fp16.
 TEST(CurrentModels, GptqMoeLeavesTheRouterAndHead) {
-  PlanInput in;
-  in.model.config_json =
-      test::read_data("real-configs/derived__qwen3-30b-a3b-gptq-int4__gptqmodel-issue.json");
-  in.gpu_id = "h100-sxm-80gb";
-  in.max_model_len = 32768;
+  PlanInput in =
+      real_plan("derived__qwen3-30b-a3b-gptq-int4__gptqmodel-issue.json", "h100-sxm-80gb", 32768);
   const PlanReport p = test::plan_ok(in);
   EXPECT_EQ(p.weights.name, "gptq-int4:g128");
   for (const ModuleBytes& m : p.gpu_weights.modules) {
