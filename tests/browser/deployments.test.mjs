@@ -89,6 +89,7 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   assert.equal(await value(page, '#max-running-requests'), expected.max_running_requests);
   assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes);
   assert.equal(await page.isVisible('#mamba-full-memory-ratio'), true);
+  await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label').includes('state pool'));
   await screenshot(page, 'page-qwen3-next-sglang');
   await page.fill('#mamba-full-memory-ratio', '0.3');
   await page.dispatchEvent('#mamba-full-memory-ratio', 'change');

@@ -99,9 +99,12 @@ export function drawSweeps(s, r, fmt) {
     charts.get('chart-batch').plot.redraw(false, false);
   }
 
-  const labels = { weights_bytes: 'weights', kv_pool_bytes: 'KV pool', engine_reserve_bytes: 'reserve', not_given_to_the_engine_bytes: 'held back', free_bytes: 'free' };
+  const labels = { weights_bytes: 'weights', kv_pool_bytes: 'KV pool', state_pool_bytes: 'state pool', engine_reserve_bytes: 'reserve', not_given_to_the_engine_bytes: 'held back', free_bytes: 'free' };
   const parts = Object.entries(s.memory_breakdown_per_gpu);
-  upsert('chart-memory', `memory ${fmt.units} ${parts.length}`, () => ({
+  document.getElementById('chart-memory')?.setAttribute('aria-label',
+    `Memory per GPU: ${parts.map(([key]) => labels[key] ?? key).join(', ')}`);
+  // The axis labels are fixed when the chart is made: a different set of parts makes a new one.
+  upsert('chart-memory', `memory ${fmt.units} ${parts.map(([key]) => key).join(',')}`, () => ({
     scales: { x: { time: false, range: [-0.5, parts.length - 0.5] }, y: { range: (u, lo, hi) => [0, hi] } },
     axes: [axis('', { values: (u, splits) => splits.map((i) => labels[parts[i]?.[0]] ?? ''), splits: () => parts.map((_, i) => i), grid: { show: false } }),
       axis(fmt.units, { size: 50 })],
