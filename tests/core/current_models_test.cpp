@@ -240,7 +240,7 @@ TEST(CurrentModels, NemotronHExpertsHaveNoGate) {
   PlanInput in = real_plan("nvidia__nvidia-nemotron-3-nano-30b-a3b.json", "h200-sxm-141gb", 8192);
   const PlanReport p = test::plan_ok(in);
   // 23 MoE layers of the pattern, 128 experts of 2688 -> 1856 -> 2688, one shared of 3712
-  // (moe_shared_expert_intermediate_size): 31.6B in all, as the model card says.
+  // (moe_shared_expert_intermediate_size): 31.6B in all, as NVIDIA publishes (models.json).
   EXPECT_EQ(p.params.routed_experts,
             uint64_t{23} * 128 * (2 * 2688 * 1856 + 2688));  // with the router's rows
   EXPECT_EQ(p.params.shared_experts, uint64_t{23} * 2 * 2688 * 3712);
