@@ -35,8 +35,8 @@ bool llamacpp_windows(const std::string& model_type) {
 // stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
 CheckedU64 stream_cells(uint64_t n_ctx, const PlanInput& in) {
   const CheckedU64 ctx = pad(n_ctx, kContextPad);
-  if (in.kv_unified || ctx.overflowed()) return ctx;
-  return pad(ctx.value() / in.parallel, kContextPad);
+  if (in.llama_cpp.kv_unified || ctx.overflowed()) return ctx;
+  return pad(ctx.value() / in.llama_cpp.parallel, kContextPad);
 }
 
 Result<uint64_t> too_large(const char* field, const char* what) {
@@ -51,16 +51,16 @@ LayerSpec llamacpp_layer(const LayerSpec& l, const ModelShape& shape, const Plan
   LayerSpec out = l;
   if (l.attention == AttentionKind::kMla) {
     out.attention = AttentionKind::kFull;
-    if (in.legacy_mla_gguf) {
+    if (in.llama_cpp.legacy_mla_gguf) {
       out.kv_heads = shape.num_attention_heads;
       out.k_head_dim = shape.mla.qk_nope_head_dim + shape.mla.qk_rope_head_dim;
       out.v_head_dim = shape.mla.v_head_dim;
     } else {
-      out.v_head_dim = in.mla_v_cache ? shape.mla.kv_lora_rank : 0;
+      out.v_head_dim = in.llama_cpp.mla_v_cache ? shape.mla.kv_lora_rank : 0;
     }
     out.indexer_head_dim = 0;  // llama.cpp has no DeepSeek sparse-attention indexer
   }
-  if (out.windowed() && (!llamacpp_windows(shape.model_type) || in.swa_full)) {
+  if (out.windowed() && (!llamacpp_windows(shape.model_type) || in.llama_cpp.swa_full)) {
     out.attention = AttentionKind::kFull;
     out.window_tokens = 0;
   }
@@ -78,11 +78,11 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
                                                 const Dtype& v, uint64_t n_ctx,
                                                 const PlanInput& in) {
   using R = Result<std::vector<LayerBuffers>>;
-  const uint64_t n_seq = in.parallel;
+  const uint64_t n_seq = in.llama_cpp.parallel;
   const CheckedU64 stream = stream_cells(n_ctx, in);
   if (stream.overflowed()) return R::failure(too_large("context", "context cells").error);
   const uint64_t cells = stream.value();
-  const uint64_t streams = in.kv_unified ? 1 : n_seq;
+  const uint64_t streams = in.llama_cpp.kv_unified ? 1 : n_seq;
   std::vector<LayerBuffers> out;
   out.reserve(shape.layers.size());
   for (const LayerSpec& spec : shape.layers) {
@@ -92,7 +92,7 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
     uint64_t layer_cells = cells;
     if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), 256)
       const CheckedU64 swa_cells =
-          CheckedU64(l.window_tokens) * (in.kv_unified ? n_seq : 1) + in.ubatch;
+          CheckedU64(l.window_tokens) * (in.llama_cpp.kv_unified ? n_seq : 1) + in.llama_cpp.ubatch;
       if (!swa_cells.overflowed()) {
         layer_cells = pad(std::min(cells, swa_cells.value()), kContextPad).value();
       }
@@ -118,7 +118,7 @@ Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
 // (llama_model::load_tensors): the last n_gpu_layers go to the GPUs, split at the cumulative
 // --tensor-split fractions; since PR #18148 the output layer is offloaded first.
 std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devices) {
-  std::vector<double> split = in.tensor_split;
+  std::vector<double> split = in.llama_cpp.tensor_split;
   if (split.empty()) split.assign(devices, 1.0);  // equal cards split by their (equal) memory
   double total = 0;
   for (double s : split) total += s;
@@ -126,9 +126,10 @@ std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devic
   double running = 0;
   for (double s : split) cumulative.push_back((running += s) / total);
   const size_t with_output = n_layer + 1;
-  const size_t ngl = static_cast<size_t>(std::min<uint64_t>(in.n_gpu_layers, with_output));
+  const size_t ngl =
+      static_cast<size_t>(std::min<uint64_t>(in.llama_cpp.n_gpu_layers, with_output));
   const size_t first_gpu =
-      in.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
+      in.llama_cpp.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
   std::vector<int> out(with_output, -1);
   for (size_t il = 0; il < with_output; ++il) {
     if (il < first_gpu || il - first_gpu >= ngl) continue;
@@ -147,7 +148,7 @@ std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devic
 
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
-  if (in.parallel == 0)
+  if (in.llama_cpp.parallel == 0)
     return R::failure(make_error(kInvalidValue, "parallel", "must be at least 1"));
   constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
   if (in.gpus > kMaxDevices) {
@@ -155,18 +156,20 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
         make_error(kOutOfRange, "gpus", "llama.cpp splits one server over at most 64 devices"));
   }
   const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
-  if (!in.tensor_split.empty() && in.tensor_split.size() != devices) {
+  if (!in.llama_cpp.tensor_split.empty() && in.llama_cpp.tensor_split.size() != devices) {
     return R::failure(make_error(kInvalidValue, "tensor_split",
-                                 std::to_string(in.tensor_split.size()) + " fractions for " +
-                                     std::to_string(devices) + " GPUs (--gpus)"));
+                                 std::to_string(in.llama_cpp.tensor_split.size()) +
+                                     " fractions for " + std::to_string(devices) +
+                                     " GPUs (--gpus)"));
   }
-  for (double s : in.tensor_split) {
+  for (double s : in.llama_cpp.tensor_split) {
     if (!(s >= 0 && s <= 1e12)) {
       return R::failure(make_error(kInvalidValue, "tensor_split", "fractions must be 0 or more"));
     }
   }
-  const Result<Dtype> v = in.v_dtype.empty() ? Result<Dtype>::success(r.estimate.kv_dtype)
-                                             : parse_dtype(in.v_dtype, DtypeUse::kKv, "v_dtype");
+  const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
+                              ? Result<Dtype>::success(r.estimate.kv_dtype)
+                              : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
   if (!v.ok) return R::failure(v.error);
   const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
   const Result<std::vector<LayerBuffers>> buffers =
@@ -175,13 +178,14 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   const Result<uint64_t> total_buffers = sum(buffers.value);
   if (!total_buffers.ok) return R::failure(total_buffers.error);
   r.max_model_len = stream_cells(n_ctx, in).value();  // layer_buffers checked it fits
-  const CheckedU64 pool_tokens = CheckedU64(r.max_model_len) * (in.kv_unified ? 1 : in.parallel);
+  const CheckedU64 pool_tokens =
+      CheckedU64(r.max_model_len) * (in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel);
   if (pool_tokens.overflowed()) return R::failure(too_large("parallel", "KV cells").error);
   // What it allocates is the pool; a sequence may use up to n_ctx_seq cells of it.
   r.kv_pool_bytes = total_buffers.value;
   r.kv_bytes_needed = total_buffers.value;
   r.kv_pool_tokens = pool_tokens.value();
-  r.max_concurrency = static_cast<double>(in.parallel);
+  r.max_concurrency = static_cast<double>(in.llama_cpp.parallel);
   r.block_size_tokens = 0;
 
   // Each layer's weights and K/V on its device; the token embedding stays on the CPU.
@@ -207,7 +211,7 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     ++b.layer_count;
     b.weights_bytes += weights.value.per_layer[il];
     // -nkvo keeps every layer's K/V in host memory.
-    DeviceBuffers& kv = in.kv_offload ? b : on[devices];
+    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : on[devices];
     kv.kv_bytes += buffers.value[il].kv;
     kv.state_bytes += buffers.value[il].state;
   }
@@ -245,7 +249,7 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     if (!b.ok) return false;
     std::vector<CheckedU64> per_device(devices + 1);
     for (size_t il = 0; il < b.value.size(); ++il) {
-      const int d = in.kv_offload ? placement[il] : -1;
+      const int d = in.llama_cpp.kv_offload ? placement[il] : -1;
       per_device[d < 0 ? devices : static_cast<size_t>(d)] +=
           CheckedU64(b.value[il].kv) + b.value[il].state;
     }
@@ -267,10 +271,11 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
         format_gib(r.gpu_memory_bytes) +
         ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
   }
-  r.notes.push_back(
-      "llama.cpp: n_ctx padded to 256 cells, " +
-      std::string(in.kv_unified ? "one unified cache for " : "one stream per sequence for ") +
-      std::to_string(in.parallel) + " sequences; compute buffers not included");
+  r.notes.push_back("llama.cpp: n_ctx padded to 256 cells, " +
+                    std::string(in.llama_cpp.kv_unified ? "one unified cache for "
+                                                        : "one stream per sequence for ") +
+                    std::to_string(in.llama_cpp.parallel) +
+                    " sequences; compute buffers not included");
   if (!llamacpp_windows(shape.model_type) &&
       std::any_of(shape.layers.begin(), shape.layers.end(),
                   [](const LayerSpec& l) { return l.windowed(); })) {

@@ -80,13 +80,13 @@ Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given
                     " of intermediate states for " + with_commas(given_running) + " requests x " +
                     std::to_string(draft) + " draft tokens set aside first");
   }
-  if (in.max_mamba_cache_size != 0) {
-    states.slots = in.max_mamba_cache_size;
-  } else if (in.disable_radix_cache && given_running != 0) {
+  if (in.sglang.max_mamba_cache_size != 0) {
+    states.slots = in.sglang.max_mamba_cache_size;
+  } else if (in.sglang.disable_radix_cache && given_running != 0) {
     states.slots = given_running;
   } else {
-    const double share =
-        static_cast<double>(rest) * in.mamba_full_memory_ratio / (1 + in.mamba_full_memory_ratio);
+    const double share = static_cast<double>(rest) * in.sglang.mamba_full_memory_ratio /
+                         (1 + in.sglang.mamba_full_memory_ratio);
     states.slots = static_cast<uint64_t>(share / static_cast<double>(slot));
   }
   const CheckedU64 reserved = CheckedU64(states.slots) * slot;
@@ -96,13 +96,13 @@ Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given
   states.reserved_bytes = reserved.value();
   states.bytes = allocated.value();
   char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%g", in.mamba_full_memory_ratio);
-  notes.push_back("recurrent states: " + with_commas(states.slots) + " slots of " +
-                  format_binary_size(slot) + " (conv " + states.conv_dtype + ", SSM " +
-                  states.ssm_dtype + ") set aside first, " +
-                  (in.max_mamba_cache_size != 0 ? std::string("--max-mamba-cache-size")
-                                                : std::string("mamba_full_memory_ratio ") + ratio) +
-                  "; SGLang allocates one more as padding");
+  std::snprintf(ratio, sizeof ratio, "%g", in.sglang.mamba_full_memory_ratio);
+  notes.push_back(
+      "recurrent states: " + with_commas(states.slots) + " slots of " + format_binary_size(slot) +
+      " (conv " + states.conv_dtype + ", SSM " + states.ssm_dtype + ") set aside first, " +
+      (in.sglang.max_mamba_cache_size != 0 ? std::string("--max-mamba-cache-size")
+                                           : std::string("mamba_full_memory_ratio ") + ratio) +
+      "; SGLang allocates one more as padding");
   return R::success(left_after(rest, reserved));
 }
 
@@ -146,20 +146,20 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!slot.ok) return R::failure(slot.error);
   StatePool& states = slot.value;
   const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
-  if (!(in.mamba_full_memory_ratio > 0 && in.mamba_full_memory_ratio <= 1e6)) {
+  if (!(in.sglang.mamba_full_memory_ratio > 0 && in.sglang.mamba_full_memory_ratio <= 1e6)) {
     return R::failure(
         make_error(kInvalidValue, "mamba_full_memory_ratio", "must be a positive number"));
   }
-  if (!(in.swa_full_tokens_ratio > 0 && in.swa_full_tokens_ratio <= 1e6)) {
+  if (!(in.sglang.swa_full_tokens_ratio > 0 && in.sglang.swa_full_tokens_ratio <= 1e6)) {
     return R::failure(
         make_error(kInvalidValue, "swa_full_tokens_ratio", "must be a positive number"));
   }
-  const double fraction =
-      in.mem_fraction_static != 0 ? in.mem_fraction_static : kSglangDefaultMemFractionStatic;
+  const double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
+                                                             : kSglangDefaultMemFractionStatic;
   if (!(fraction > 0 && fraction <= 1)) {
     return R::failure(make_error(kInvalidValue, "mem_fraction_static", "must be in (0, 1]"));
   }
-  if (in.mem_fraction_static == 0 && !r.kv_memory_given) {
+  if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
     r.notes.push_back(
         "mem_fraction_static 0.88: SGLang's fallback; recent releases compute it from the card "
         "(pass --mem-fraction-static to match a server log)");
@@ -177,7 +177,8 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
         "free");
   }
   // With speculative decoding server_args.py resets an unset request cap to 48.
-  const uint64_t given_running = in.max_running_requests != 0    ? in.max_running_requests
+  const uint64_t given_running = in.sglang.max_running_requests != 0
+                                     ? in.sglang.max_running_requests
                                  : !r.speculative.method.empty() ? kSpeculativeRequests
                                                                  : 0;
   if (recurrent) {
@@ -198,12 +199,12 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
         static_cast<double>(profiled) / static_cast<double>(r.max_model_len) * 512;
     running = std::min<uint64_t>(std::max<uint64_t>(static_cast<uint64_t>(from_pool), 2048), 4096);
   }
-  const uint64_t per_request = in.disable_radix_cache ? 1 : kMambaSlotsPerRequest;
+  const uint64_t per_request = in.sglang.disable_radix_cache ? 1 : kMambaSlotsPerRequest;
   if (recurrent && states.slots / per_request < running) {
     running = states.slots / per_request;
     r.notes.push_back("max_running_requests " + with_commas(running) + ": the state slots over " +
                       std::to_string(per_request) + " per request" +
-                      (in.disable_radix_cache ? " (radix cache off)" : " (radix cache on)"));
+                      (in.sglang.disable_radix_cache ? " (radix cache off)" : " (radix cache on)"));
   }
   r.max_running_requests = running;
 
@@ -213,21 +214,22 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!split.ok) return R::failure(split.error);
   const LayerBytes& b = split.value;
   const bool hybrid_swa =
-      !in.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape);
+      !in.sglang.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape);
   uint64_t swa_tokens = 0;
   if (hybrid_swa) {
     const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
-    const double denominator =
-        static_cast<double>(b.full) + in.swa_full_tokens_ratio * static_cast<double>(b.sliding);
+    const double denominator = static_cast<double>(b.full) +
+                               in.sglang.swa_full_tokens_ratio * static_cast<double>(b.sliding);
     const uint64_t full = b.full == 0 ? 0 : static_cast<uint64_t>(total / denominator);
-    swa_tokens = b.full == 0
-                     ? profiled
-                     : static_cast<uint64_t>(static_cast<double>(full) * in.swa_full_tokens_ratio) /
-                           page * page;
+    swa_tokens =
+        b.full == 0
+            ? profiled
+            : static_cast<uint64_t>(static_cast<double>(full) * in.sglang.swa_full_tokens_ratio) /
+                  page * page;
     r.kv_pool_tokens = full / page * page;
     r.swa_pool_tokens = swa_tokens;
     char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%g", in.swa_full_tokens_ratio);
+    std::snprintf(ratio, sizeof ratio, "%g", in.sglang.swa_full_tokens_ratio);
     r.notes.push_back("hybrid SWA pool: " + with_commas(r.kv_pool_tokens) +
                       " tokens for the full layers, " + with_commas(swa_tokens) +
                       " for the sliding ones (swa_full_tokens_ratio " + ratio +

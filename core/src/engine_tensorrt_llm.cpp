@@ -21,7 +21,8 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
     }
     windows = windows || l.windowed();
   }
-  if (!(in.free_gpu_memory_fraction > 0 && in.free_gpu_memory_fraction <= 1)) {
+  if (!(in.tensorrt_llm.free_gpu_memory_fraction > 0 &&
+        in.tensorrt_llm.free_gpu_memory_fraction <= 1)) {
     return R::failure(make_error(kInvalidValue, "free_gpu_memory_fraction", "must be in (0, 1]"));
   }
   if (windows) {
@@ -37,8 +38,8 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
     // Free memory after the engine loads, times the fraction; runtime buffers via --overhead.
     r.requested_bytes =
         left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + in.overhead_bytes);
-    r.kv_pool_bytes =
-        static_cast<uint64_t>(static_cast<double>(r.requested_bytes) * in.free_gpu_memory_fraction);
+    r.kv_pool_bytes = static_cast<uint64_t>(static_cast<double>(r.requested_bytes) *
+                                            in.tensorrt_llm.free_gpu_memory_fraction);
   }
   const uint64_t bs = r.block_size_tokens;
   const uint64_t max_tokens = per_token.value == 0 ? 0 : r.kv_pool_bytes / per_token.value;

@@ -42,26 +42,26 @@ struct VllmType {
 
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
-  if (in.mamba_cache_mode != "none" && in.mamba_cache_mode != "align" &&
-      in.mamba_cache_mode != "all") {
-    return R::failure(make_error(kInvalidValue, "mamba_cache_mode",
-                                 "expected none, align or all, got " +
-                                     quote_user_text(in.mamba_cache_mode)));
+  if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
+      in.vllm.mamba_cache_mode != "all") {
+    return R::failure(make_error(
+        kInvalidValue, "mamba_cache_mode",
+        "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
-  r.max_num_batched_tokens = in.max_num_batched_tokens != 0 ? in.max_num_batched_tokens
-                             : large_card                   ? 8192
-                                                            : 2048;
-  if (in.max_num_batched_tokens == 0) {
+  r.max_num_batched_tokens = in.vllm.max_num_batched_tokens != 0 ? in.vllm.max_num_batched_tokens
+                             : large_card                        ? 8192
+                                                                 : 2048;
+  if (in.vllm.max_num_batched_tokens == 0) {
     r.notes.push_back("max_num_batched_tokens " + std::to_string(r.max_num_batched_tokens) +
                       ": the `vllm serve` default for this card (EngineArgs.get_batch_defaults)");
   }
 
   // Budget: memory x utilization - weights - activation peak - non-torch memory.
   if (!r.kv_memory_given) {
-    r.requested_bytes =
-        static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * in.gpu_memory_utilization);
-    r.activation_bytes = in.activation_bytes;
+    r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) *
+                                              in.vllm.gpu_memory_utilization);
+    r.activation_bytes = in.vllm.activation_bytes;
     if (r.activation_bytes == 0) {
       const double activation = static_cast<double>(r.max_num_batched_tokens) *
                                 static_cast<double>(shape.vocab_size) *
@@ -75,9 +75,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
           "activation peak " + format_gib(r.activation_bytes) +
           ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
     }
-    r.non_torch_bytes = in.non_torch_bytes != 0 ? in.non_torch_bytes : kVllmNonTorchBytes;
+    r.non_torch_bytes = in.vllm.non_torch_bytes != 0 ? in.vllm.non_torch_bytes : kVllmNonTorchBytes;
     // v0.9 to ~v0.17 do not subtract CUDA-graph memory; newer releases estimate and subtract it.
-    r.cudagraph_bytes = in.cudagraph_bytes;
+    r.cudagraph_bytes = in.vllm.cudagraph_bytes;
     r.kv_pool_bytes =
         left_after(r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes +
                                           r.non_torch_bytes + r.cudagraph_bytes);
@@ -148,8 +148,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     }
     if (!l.keeps_tokens()) continue;
     VllmType t;
-    t.kind =
-        l.windowed() && !in.disable_hybrid_kv_cache_manager ? l.attention : AttentionKind::kFull;
+    t.kind = l.windowed() && !in.vllm.disable_hybrid_kv_cache_manager ? l.attention
+                                                                      : AttentionKind::kFull;
     t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
     if (!per_token.ok) return R::failure(per_token.error);
@@ -183,10 +183,10 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     t.block = bs;
     if (t.page_bytes == page || t.page_bytes == 0) continue;
     if (page % t.page_bytes != 0) {
-      return R::failure(make_error(
-          kUnsupported, "engine",
-          "vllm: layer pages of " + std::to_string(t.page_bytes) + " and " +
-              std::to_string(page) + " bytes do not divide, and vLLM cannot unify them"));
+      return R::failure(make_error(kUnsupported, "engine",
+                                   "vllm: layer pages of " + std::to_string(t.page_bytes) +
+                                       " and " + std::to_string(page) +
+                                       " bytes do not divide, and vLLM cannot unify them"));
     }
     t.block = bs * (page / t.page_bytes);
     t.page_bytes = page;
@@ -226,9 +226,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
         // "align" two, "all" one per block of the request (prefix caching of states).
         const uint64_t spec = r.speculative.num_speculative_tokens;
-        per_group = in.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
-                    : in.mamba_cache_mode == "align" ? 2 + spec
-                                                     : 1 + spec;
+        per_group = in.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+                    : in.vllm.mamba_cache_mode == "align" ? 2 + spec
+                                                          : 1 + spec;
       } else if (t.kind == AttentionKind::kSlidingWindow) {
         per_group =
             ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;

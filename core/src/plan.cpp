@@ -233,7 +233,7 @@ Result<PlanReport> validate(const PlanInput& in) {
                                  "unknown engine " + quote_user_text(in.engine) +
                                      " (known: plain, vllm, sglang, tensorrt-llm, llama.cpp)"));
   }
-  if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1)) {
+  if (!(in.vllm.gpu_memory_utilization > 0 && in.vllm.gpu_memory_utilization <= 1)) {
     return R::failure(make_error(kInvalidValue, "gpu_memory_utilization", "must be in (0, 1]"));
   }
   if (!(in.gpu_bandwidth_bytes_per_s >= 0 && in.gpu_bandwidth_bytes_per_s <= 1e15)) {

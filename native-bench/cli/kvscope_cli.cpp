@@ -475,11 +475,12 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (flags.has("--weight-dtype")) in.weight_dtype = flags.values["--weight-dtype"];
   if (flags.has("--engine")) in.engine = flags.values["--engine"];
   if (flags.has("--gpu")) in.gpu_id = flags.values["--gpu"];
-  in.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
+  in.vllm.disable_hybrid_kv_cache_manager = flags.has("--disable-hybrid-kv-cache-manager");
   in.allow_long_context = flags.has("--allow-long-context");
   if (flags.has("--speculative-config"))
     in.speculative_config = flags.values["--speculative-config"];
-  if (flags.has("--mamba-cache-mode")) in.mamba_cache_mode = flags.values["--mamba-cache-mode"];
+  if (flags.has("--mamba-cache-mode"))
+    in.vllm.mamba_cache_mode = flags.values["--mamba-cache-mode"];
   if (auto u = read_side_file(flags, "--weights-index", read_file, in.weights_index_json)) {
     return fail_usage(out, err, json, *u);
   }
@@ -489,32 +490,36 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   if (!quantization.empty()) in.overrides.emplace_back("quantization_config", quantization);
   uint64_t gpus = 1, tp = 1, pp = 1, parallel = 1, ubatch = 512;
-  if (auto u = parse_counts(flags, {{"--max-model-len", &in.max_model_len, true},
-                                    {"--block-size", &in.block_size_tokens, true},
-                                    {"--max-num-batched-tokens", &in.max_num_batched_tokens, true},
-                                    {"--context", &in.model.context_tokens, true},
-                                    {"--batch", &in.model.batch, true},
-                                    {"--shared-prefix", &in.model.shared_prefix_tokens, false},
-                                    {"--prompt-tokens", &in.model.prompt_tokens, true},
-                                    {"--gpus", &gpus, true},
-                                    {"--tp", &tp, true},
-                                    {"--pp", &pp, true},
-                                    {"--parallel", &parallel, true},
-                                    {"--ubatch", &ubatch, true},
-                                    {"--n-gpu-layers", &in.n_gpu_layers, false},
-                                    {"--max-mamba-cache-size", &in.max_mamba_cache_size, true},
-                                    {"--max-running-requests", &in.max_running_requests, true}})) {
+  if (auto u = parse_counts(flags,
+                            {{"--max-model-len", &in.max_model_len, true},
+                             {"--block-size", &in.block_size_tokens, true},
+                             {"--max-num-batched-tokens", &in.vllm.max_num_batched_tokens, true},
+                             {"--context", &in.model.context_tokens, true},
+                             {"--batch", &in.model.batch, true},
+                             {"--shared-prefix", &in.model.shared_prefix_tokens, false},
+                             {"--prompt-tokens", &in.model.prompt_tokens, true},
+                             {"--gpus", &gpus, true},
+                             {"--tp", &tp, true},
+                             {"--pp", &pp, true},
+                             {"--parallel", &parallel, true},
+                             {"--ubatch", &ubatch, true},
+                             {"--n-gpu-layers", &in.llama_cpp.n_gpu_layers, false},
+                             {"--max-mamba-cache-size", &in.sglang.max_mamba_cache_size, true},
+                             {"--max-running-requests", &in.sglang.max_running_requests, true}})) {
     return fail_usage(out, err, json, *u);
   }
   const std::pair<const char*, uint64_t*> sizes[] = {
-      {"--gpu-memory", &in.gpu_memory_bytes},     {"--kv-memory", &in.kv_memory_bytes},
-      {"--weights-bytes", &in.weights_bytes},     {"--activation-bytes", &in.activation_bytes},
-      {"--non-torch-bytes", &in.non_torch_bytes}, {"--cudagraph-bytes", &in.cudagraph_bytes},
+      {"--gpu-memory", &in.gpu_memory_bytes},
+      {"--kv-memory", &in.kv_memory_bytes},
+      {"--weights-bytes", &in.weights_bytes},
+      {"--activation-bytes", &in.vllm.activation_bytes},
+      {"--non-torch-bytes", &in.vllm.non_torch_bytes},
+      {"--cudagraph-bytes", &in.vllm.cudagraph_bytes},
       {"--overhead", &in.overhead_bytes}};
   for (const auto& [flag, target] : sizes) {
     if (auto u = parse_size(flags, flag, *target)) return fail_usage(out, err, json, *u);
   }
-  if (auto u = parse_number(flags, "--gpu-memory-utilization", in.gpu_memory_utilization)) {
+  if (auto u = parse_number(flags, "--gpu-memory-utilization", in.vllm.gpu_memory_utilization)) {
     return fail_usage(out, err, json, *u);
   }
   if (auto u = parse_bandwidth(flags, in.gpu_bandwidth_bytes_per_s)) {
@@ -529,30 +534,32 @@ int run_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   in.tensor_parallel = static_cast<uint32_t>(tp);
   in.pipeline_parallel = static_cast<uint32_t>(pp);
   in.gpus = flags.has("--gpus") ? gpus : 0;
-  in.parallel = parallel;
-  in.ubatch = ubatch;
-  in.kv_unified = !flags.has("--no-kv-unified");
-  in.swa_full = flags.has("--swa-full");
-  in.kv_offload = !flags.has("--no-kv-offload");
-  in.mla_v_cache = flags.has("--mla-v-cache");
-  in.legacy_mla_gguf = flags.has("--legacy-mla-gguf");
-  in.output_layer_last = flags.has("--output-layer-last");
-  in.disable_radix_cache = flags.has("--disable-radix-cache");
-  in.disable_hybrid_swa_memory = flags.has("--disable-hybrid-swa-memory");
-  if (auto u = parse_split(flags, in.tensor_split)) return fail_usage(out, err, json, *u);
-  if (flags.has("--v-dtype")) in.v_dtype = flags.values["--v-dtype"];
+  in.llama_cpp.parallel = parallel;
+  in.llama_cpp.ubatch = ubatch;
+  in.llama_cpp.kv_unified = !flags.has("--no-kv-unified");
+  in.llama_cpp.swa_full = flags.has("--swa-full");
+  in.llama_cpp.kv_offload = !flags.has("--no-kv-offload");
+  in.llama_cpp.mla_v_cache = flags.has("--mla-v-cache");
+  in.llama_cpp.legacy_mla_gguf = flags.has("--legacy-mla-gguf");
+  in.llama_cpp.output_layer_last = flags.has("--output-layer-last");
+  in.sglang.disable_radix_cache = flags.has("--disable-radix-cache");
+  in.sglang.disable_hybrid_swa_memory = flags.has("--disable-hybrid-swa-memory");
+  if (auto u = parse_split(flags, in.llama_cpp.tensor_split)) return fail_usage(out, err, json, *u);
+  if (flags.has("--v-dtype")) in.llama_cpp.v_dtype = flags.values["--v-dtype"];
   if (flags.has("--prompt-lengths")) in.prompt_lengths = flags.values["--prompt-lengths"];
   if (flags.has("--output-lengths")) in.output_lengths = flags.values["--output-lengths"];
-  if (auto u = parse_number(flags, "--mem-fraction-static", in.mem_fraction_static)) {
+  if (auto u = parse_number(flags, "--mem-fraction-static", in.sglang.mem_fraction_static)) {
     return fail_usage(out, err, json, *u);
   }
-  if (auto u = parse_number(flags, "--free-gpu-memory-fraction", in.free_gpu_memory_fraction)) {
+  if (auto u = parse_number(flags, "--free-gpu-memory-fraction",
+                            in.tensorrt_llm.free_gpu_memory_fraction)) {
     return fail_usage(out, err, json, *u);
   }
-  if (auto u = parse_number(flags, "--mamba-full-memory-ratio", in.mamba_full_memory_ratio)) {
+  if (auto u =
+          parse_number(flags, "--mamba-full-memory-ratio", in.sglang.mamba_full_memory_ratio)) {
     return fail_usage(out, err, json, *u);
   }
-  if (auto u = parse_number(flags, "--swa-full-tokens-ratio", in.swa_full_tokens_ratio)) {
+  if (auto u = parse_number(flags, "--swa-full-tokens-ratio", in.sglang.swa_full_tokens_ratio)) {
     return fail_usage(out, err, json, *u);
   }
   for (const std::string& set : flags.sets) {

@@ -189,13 +189,13 @@ TEST(CurrentModels, VllmMambaCacheModes) {
   in.kv_memory_bytes = uint64_t{40} << 30;
   in.max_model_len = 32768;
   const PlanReport none = test::plan_ok(in);
-  in.mamba_cache_mode = "align";
+  in.vllm.mamba_cache_mode = "align";
   const PlanReport align = test::plan_ok(in);
-  in.mamba_cache_mode = "all";
+  in.vllm.mamba_cache_mode = "all";
   const PlanReport all = test::plan_ok(in);
   EXPECT_GT(none.max_concurrency, align.max_concurrency);
   EXPECT_GT(align.max_concurrency, all.max_concurrency);
-  in.mamba_cache_mode = "sometimes";
+  in.vllm.mamba_cache_mode = "sometimes";
   EXPECT_EQ(plan(in).error.field, "mamba_cache_mode");
 }
 

@@ -29,7 +29,7 @@ TEST(Engines, LlamaCppBuffersForLlama31) {
   EXPECT_EQ(plan_ok(llamacpp("llama-3.1-8b", 8192)).kv_pool_bytes, 1024 * kMiB);
   EXPECT_EQ(plan_ok(llamacpp("llama-3.1-8b", 8192, "q8_0")).kv_pool_bytes, 544 * kMiB);
   PlanInput split = llamacpp("llama-3.1-8b", 8192, "q8_0");
-  split.v_dtype = "f16";  // -ctk q8_0 -ctv f16
+  split.llama_cpp.v_dtype = "f16";  // -ctk q8_0 -ctv f16
   EXPECT_EQ(plan_ok(split).kv_pool_bytes, (272 + 512) * kMiB);
 }
 
@@ -42,16 +42,17 @@ TEST(Engines, LlamaCppPadsTheContextTo256Cells) {
 TEST(Engines, LlamaCppSlidingLayersGetWindowPlusUbatchCells) {
   // Gemma 3 27B, -c 32768 -np 4, unified: SWA cache min(32768, 1024 x 4 + 512) = 4608 cells.
   PlanInput in = llamacpp("gemma-3-27b", 32768);
-  in.parallel = 4;
+  in.llama_cpp.parallel = 4;
   const uint64_t per_cell = 2 * 16 * 128 * 2;
   EXPECT_EQ(plan_ok(in).kv_pool_bytes, (10 * 32768 + 52 * 4608) * per_cell);
-  in.kv_unified = false;  // one stream per sequence of 8192 cells; SWA min(8192, 1024 + 512)
+  in.llama_cpp.kv_unified =
+      false;  // one stream per sequence of 8192 cells; SWA min(8192, 1024 + 512)
   EXPECT_EQ(plan_ok(in).kv_pool_bytes, 4 * (10 * 8192 + 52 * 1536) * per_cell);
 }
 
 TEST(Engines, LlamaCppRecurrentStateIsF32PerSequence) {
   PlanInput in = llamacpp("jamba-v0.1", 4096);
-  in.parallel = 2;
+  in.llama_cpp.parallel = 2;
   const PlanReport p = plan_ok(in);
   const uint64_t state = 28u * (8192 * 3 + 8192 * 16) * 4;  // 28 Mamba layers, f32
   const uint64_t attention = 4u * 4096 * 2 * 8 * 128 * 2;
@@ -78,8 +79,8 @@ TEST(Engines, LlamaCppContextPastTwoToThe64CellsIsOutOfRange) {
 // buffers "fit" beside weights larger than the card.
 TEST(Engines, LlamaCppWeightsPastTheCardDoNotStartWithEmptyBuffers) {
   PlanInput in = llamacpp("llama-3.1-8b", 256);
-  in.parallel = 512;
-  in.kv_unified = false;
+  in.llama_cpp.parallel = 512;
+  in.llama_cpp.kv_unified = false;
   in.weights_bytes = 100 * kGiB;  // an RTX 4090 has 24 GiB
   const PlanReport p = plan_ok(in);
   EXPECT_EQ(p.kv_pool_bytes, 0u);
@@ -89,9 +90,9 @@ TEST(Engines, LlamaCppWeightsPastTheCardDoNotStartWithEmptyBuffers) {
 // n_swa x n_seq + n_ubatch past 2^64 wrapped to a handful of cells; it caps nothing then.
 TEST(Engines, LlamaCppSlidingCellsDoNotWrapWithHugeParallel) {
   PlanInput in = llamacpp("gemma-3-27b", 32768);
-  in.parallel = uint64_t{1} << 20;  // window x sequences far past the context
+  in.llama_cpp.parallel = uint64_t{1} << 20;  // window x sequences far past the context
   const uint64_t uncapped = plan_ok(in).kv_pool_bytes;
-  in.parallel = uint64_t{1} << 62;  // 1024 x 2^62 wraps to 0
+  in.llama_cpp.parallel = uint64_t{1} << 62;  // 1024 x 2^62 wraps to 0
   EXPECT_EQ(plan_ok(in).kv_pool_bytes, uncapped);
 }
 
@@ -115,17 +116,17 @@ TEST(Engines, SglangBudgetIsFreeAfterWeightsLessTheReserve) {
   in.model.model_id = "llama-3.1-8b";
   in.engine = "sglang";
   in.gpu_memory_bytes = 80 * kGiB;
-  in.mem_fraction_static = 0.8;
+  in.sglang.mem_fraction_static = 0.8;
   in.max_model_len = 8192;
   const PlanReport p = plan_ok(in);
   EXPECT_EQ(p.kv_pool_bytes, 64 * kGiB - p.weights_bytes);  // 80 - 16 (reserve) - weights
   EXPECT_EQ(p.kv_pool_tokens, p.kv_pool_bytes / 131072);
-  in.mem_fraction_static = 0.15;  // reserve 68 GiB: nothing left
+  in.sglang.mem_fraction_static = 0.15;  // reserve 68 GiB: nothing left
   const PlanReport none = plan_ok(in);
   EXPECT_FALSE(none.starts);
   EXPECT_NE(none.startup_error.find("increase --mem-fraction-static. Current value: 0.15"),
             std::string::npos);
-  in.mem_fraction_static = 1.5;
+  in.sglang.mem_fraction_static = 1.5;
   EXPECT_EQ(plan(in).error.field, "mem_fraction_static");
 }
 
@@ -144,7 +145,7 @@ TEST(Engines, SglangMaxRunningRequestsFromThePool) {
   const PlanReport small = plan_ok(in);
   EXPECT_EQ(small.max_running_requests, 2048u);
   EXPECT_EQ(small.state_pool.slots, 0u);
-  in.max_running_requests = 10;
+  in.sglang.max_running_requests = 10;
   EXPECT_EQ(plan_ok(in).max_running_requests, 10u);
 }
 
@@ -176,22 +177,22 @@ TEST(Engines, SglangHybridSplitsTheRestBetweenStatesAndKv) {
   EXPECT_DOUBLE_EQ(p.max_concurrency,
                    static_cast<double>(p.kv_pool_tokens) / 262144);  // below the cap
 
-  in.max_mamba_cache_size = 186;  // --max-mamba-cache-size
+  in.sglang.max_mamba_cache_size = 186;  // --max-mamba-cache-size
   const PlanReport fixed = plan_ok(in);
   EXPECT_EQ(fixed.state_pool.slots, 186u);
   EXPECT_EQ(fixed.kv_pool_bytes, 10 * kGiB - 186 * slot);
   EXPECT_EQ(fixed.max_running_requests, 62u);
 
-  in.max_mamba_cache_size = 0;
-  in.disable_radix_cache = true;  // one slot per request; the cap sizes the pool
-  in.max_running_requests = 40;
+  in.sglang.max_mamba_cache_size = 0;
+  in.sglang.disable_radix_cache = true;  // one slot per request; the cap sizes the pool
+  in.sglang.max_running_requests = 40;
   const PlanReport no_radix = plan_ok(in);
   EXPECT_EQ(no_radix.state_pool.slots, 40u);
   EXPECT_EQ(no_radix.max_running_requests, 40u);
 
   // MTP drafting: the cap resets to 48 and 48 x (3 + 1) intermediate states come off first.
-  in.disable_radix_cache = false;
-  in.max_running_requests = 0;
+  in.sglang.disable_radix_cache = false;
+  in.sglang.max_running_requests = 0;
   in.speculative_config = R"({"method": "mtp", "num_speculative_tokens": 3})";
   in.kv_memory_bytes = 40 * kGiB;
   const PlanReport spec = plan_ok(in);
@@ -200,7 +201,7 @@ TEST(Engines, SglangHybridSplitsTheRestBetweenStatesAndKv) {
   const uint64_t rest = 40 * kGiB - 48 * 4 * slot;
   EXPECT_EQ(spec.state_pool.slots, static_cast<uint64_t>(rest * 0.9 / 1.9 / slot));
   in.speculative_config.clear();
-  in.mamba_full_memory_ratio = 0;
+  in.sglang.mamba_full_memory_ratio = 0;
   EXPECT_EQ(plan(in).error.field, "mamba_full_memory_ratio");
 }
 
@@ -222,14 +223,14 @@ TEST(Engines, SglangHybridSwaPoolForGptOss) {
   EXPECT_EQ(p.swa_pool_tokens, static_cast<uint64_t>(full_tokens * 0.8));
   EXPECT_EQ(p.kv_bytes_needed, full * 65536 + sliding * 128);  // a request keeps its window
   EXPECT_DOUBLE_EQ(p.max_concurrency, static_cast<double>(full_tokens) / 65536);
-  in.disable_hybrid_swa_memory = true;
+  in.sglang.disable_hybrid_swa_memory = true;
   const PlanReport one = plan_ok(in);
   EXPECT_EQ(one.kv_pool_tokens, profiled);
   EXPECT_EQ(one.swa_pool_tokens, 0u);
-  in.disable_hybrid_swa_memory = false;
-  in.swa_full_tokens_ratio = 0;
+  in.sglang.disable_hybrid_swa_memory = false;
+  in.sglang.swa_full_tokens_ratio = 0;
   EXPECT_EQ(plan(in).error.field, "swa_full_tokens_ratio");
-  in.swa_full_tokens_ratio = 0.8;
+  in.sglang.swa_full_tokens_ratio = 0.8;
   in.model.model_id = "gemma-3-27b";  // Gemma 3 is not on SGLang's list: one pool
   EXPECT_EQ(plan_ok(in).swa_pool_tokens, 0u);
 }
@@ -285,7 +286,7 @@ TEST(Engines, TensorRtLlmCeilsToBlocksOf32) {
   EXPECT_EQ(p.max_concurrency, 2.0);
   in.max_model_len = 200;
   EXPECT_FALSE(plan_ok(in).starts);
-  in.free_gpu_memory_fraction = 0;
+  in.tensorrt_llm.free_gpu_memory_fraction = 0;
   EXPECT_EQ(plan(in).error.field, "free_gpu_memory_fraction");
 }
 
@@ -294,7 +295,7 @@ TEST(Engines, TensorRtLlmFractionOfFreeMemory) {
   in.model.model_id = "llama-3.1-8b";
   in.engine = "tensorrt-llm";
   in.gpu_memory_bytes = 40 * kGiB;
-  in.free_gpu_memory_fraction = 0.5;
+  in.tensorrt_llm.free_gpu_memory_fraction = 0.5;
   const PlanReport p = plan_ok(in);
   EXPECT_EQ(p.kv_pool_bytes, (40 * kGiB - p.weights_bytes) / 2);
 }
@@ -328,7 +329,7 @@ TEST(Engines, LlamaCppWindowsOnlyItsSwaArchitectures) {
   EXPECT_EQ(plan_ok(llamacpp("gpt-oss-20b", 8192)).kv_pool_bytes,
             (12 * 8192 + 12 * 768) * per_cell);
   PlanInput full = llamacpp("gpt-oss-20b", 8192);
-  full.swa_full = true;
+  full.llama_cpp.swa_full = true;
   EXPECT_EQ(plan_ok(full).kv_pool_bytes, 24 * 8192 * per_cell);
 }
 
@@ -338,10 +339,10 @@ TEST(Engines, LlamaCppMlaLayouts) {
   const uint64_t cells = 4096, layers = 61;
   EXPECT_EQ(plan_ok(llamacpp("deepseek-v3", cells)).kv_pool_bytes, layers * cells * 576 * 2);
   PlanInput with_v = llamacpp("deepseek-v3", cells);
-  with_v.mla_v_cache = true;
+  with_v.llama_cpp.mla_v_cache = true;
   EXPECT_EQ(plan_ok(with_v).kv_pool_bytes, layers * cells * (576 + 512) * 2);
   PlanInput legacy = llamacpp("deepseek-v3", cells);
-  legacy.legacy_mla_gguf = true;
+  legacy.llama_cpp.legacy_mla_gguf = true;
   EXPECT_EQ(plan_ok(legacy).kv_pool_bytes, 19520 * kMiB);  // the log's "KV self size"
 }
 
@@ -349,8 +350,8 @@ TEST(Engines, LlamaCppMlaLayouts) {
 // the output layer offloaded first (PR #18148) or last (builds before it).
 TEST(Engines, LlamaCppKvBuffersPerDevice) {
   PlanInput in = llamacpp("mistral-7b-v0.1", 768);
-  in.n_gpu_layers = 20;
-  in.output_layer_last = true;
+  in.llama_cpp.n_gpu_layers = 20;
+  in.llama_cpp.output_layer_last = true;
   const PlanReport old_rule = plan_ok(in);
   ASSERT_EQ(old_rule.devices.size(), 2u);
   EXPECT_EQ(old_rule.devices[0].first_layer, 12u);
@@ -358,7 +359,7 @@ TEST(Engines, LlamaCppKvBuffersPerDevice) {
   EXPECT_EQ(old_rule.devices[1].device, "CPU");
   EXPECT_EQ(old_rule.devices[1].kv_bytes, 36 * kMiB);
   EXPECT_TRUE(old_rule.devices[1].output_layer);
-  in.output_layer_last = false;  // now: the output layer and the last 19 layers
+  in.llama_cpp.output_layer_last = false;  // now: the output layer and the last 19 layers
   const PlanReport new_rule = plan_ok(in);
   EXPECT_EQ(new_rule.devices[0].first_layer, 13u);
   EXPECT_TRUE(new_rule.devices[0].output_layer);
@@ -367,17 +368,17 @@ TEST(Engines, LlamaCppKvBuffersPerDevice) {
   PlanInput split = llamacpp("deepseek-v3", 16384);
   split.gpu_id = "rtx-a6000";
   split.gpus = 4;
-  split.tensor_split = {29249, 23633, 23698, 48280};
-  split.mla_v_cache = true;
-  split.output_layer_last = true;
+  split.llama_cpp.tensor_split = {29249, 23633, 23698, 48280};
+  split.llama_cpp.mla_v_cache = true;
+  split.llama_cpp.output_layer_last = true;
   const PlanReport four = plan_ok(split);
   ASSERT_EQ(four.devices.size(), 5u);
   EXPECT_EQ(four.devices[0].layer_count, 15u);
   EXPECT_EQ(four.devices[3].layer_count, 22u);
   EXPECT_EQ(four.devices[3].kv_bytes, 748 * kMiB);
-  split.tensor_split = {1, 2};
+  split.llama_cpp.tensor_split = {1, 2};
   EXPECT_EQ(plan(split).error.field, "tensor_split");
-  split.tensor_split.clear();
+  split.llama_cpp.tensor_split.clear();
   split.tensor_parallel = 2;
   EXPECT_EQ(plan(split).error.field, "tp");
 }

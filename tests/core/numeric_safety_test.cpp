@@ -219,7 +219,7 @@ TEST(NumericSafety, PlansAtExtremeSizesAreFiniteOrOutOfRange) {
     in.gpus = per_replica * std::max<uint64_t>(1, draw(1, 10000) / per_replica);
     in.max_model_len = in.model.context_tokens = draw(1, 1000000000);
     in.model.batch = draw(1, 1000000000);
-    in.parallel = draw(1, 1000000000);
+    in.llama_cpp.parallel = draw(1, 1000000000);
     const std::string label =
         in.engine + " " + in.model.model_id + " tp " + std::to_string(in.tensor_parallel) + " pp " +
         std::to_string(in.pipeline_parallel) + " context " + std::to_string(in.max_model_len);

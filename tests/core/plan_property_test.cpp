@@ -58,8 +58,8 @@ PlanInput random_plan(Draw& draw) {
   in.model.context_tokens = in.max_model_len;
   in.model.batch = draw(1, 64);
   in.model.shared_prefix_tokens = draw(0, 1) == 0 ? 0 : draw(0, in.max_model_len);
-  in.gpu_memory_utilization = 0.5 + 0.5 * static_cast<double>(draw(1, 1000)) / 1000;
-  in.parallel = draw(1, 8);
+  in.vllm.gpu_memory_utilization = 0.5 + 0.5 * static_cast<double>(draw(1, 1000)) / 1000;
+  in.llama_cpp.parallel = draw(1, 8);
   return in;
 }
 

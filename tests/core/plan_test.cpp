@@ -74,7 +74,7 @@ TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
   in.gpu_memory_bytes = 24'000'000'000;
   in.max_model_len = 8192;
   const PlanReport at_90 = plan_ok(in);
-  in.gpu_memory_utilization = 0.95;
+  in.vllm.gpu_memory_utilization = 0.95;
   const PlanReport at_95 = plan_ok(in);
   EXPECT_EQ(at_95.kv_pool_bytes - at_90.kv_pool_bytes, 1'200'000'000u);
   const int64_t tokens =
@@ -86,7 +86,7 @@ TEST(Plan, CudaGraphMemoryComesOutOfThePool) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_id = "h100-sxm-80gb";
   const uint64_t without = plan_ok(in).kv_pool_bytes;
-  in.cudagraph_bytes = kGiB;
+  in.vllm.cudagraph_bytes = kGiB;
   EXPECT_EQ(without - plan_ok(in).kv_pool_bytes, kGiB);
 }
 
@@ -161,7 +161,7 @@ TEST(Plan, VllmHybridGroupsGemma3) {
   in.max_model_len = 131072;
   const PlanReport hybrid = plan_ok(in);
   EXPECT_EQ(hybrid.kv_pool_tokens, 74896u);
-  in.disable_hybrid_kv_cache_manager = true;
+  in.vllm.disable_hybrid_kv_cache_manager = true;
   const PlanReport unified = plan_ok(in);
   EXPECT_EQ(unified.kv_pool_tokens, 84560u);
   // Sliding groups need only their window per request, so concurrency exceeds tokens /
@@ -174,7 +174,7 @@ TEST(Plan, VllmHybridGroupsGemma3) {
 TEST(Plan, VllmBudgetMatchesALoggedH100Run) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = static_cast<uint64_t>(79.18 * kGiB);
-  in.max_num_batched_tokens = 8192;
+  in.vllm.max_num_batched_tokens = 8192;
   const PlanReport p = plan_ok(in);
   EXPECT_NEAR(static_cast<double>(p.activation_bytes) / kGiB, 4.76, 0.05);
   EXPECT_NEAR(static_cast<double>(p.kv_pool_bytes) / kGiB, 51.38, 0.26);  // within 0.5%
@@ -222,11 +222,11 @@ TEST(Plan, VllmRaisesTheBlockForMambaHybrids) {
 TEST(Plan, BadInput) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;
-  in.gpu_memory_utilization = 0;
+  in.vllm.gpu_memory_utilization = 0;
   EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
-  in.gpu_memory_utilization = 1.5;
+  in.vllm.gpu_memory_utilization = 1.5;
   EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
-  in.gpu_memory_utilization = 0.9;
+  in.vllm.gpu_memory_utilization = 0.9;
   in.engine = "tgi";
   EXPECT_EQ(plan(in).error.field, "engine");
   in.engine = "vllm";
@@ -279,9 +279,9 @@ TEST(Plan, TotalsOverAllGpusAreExactOrOutOfRange) {
 // to an integer, which is undefined (UBSan aborts).
 TEST(Plan, VllmActivationEstimatePastTwoToThe64IsOutOfRange) {
   PlanInput in = on_h100("llama-3.1-8b");
-  in.max_num_batched_tokens = uint64_t{1} << 50;
+  in.vllm.max_num_batched_tokens = uint64_t{1} << 50;
   expect_out_of_range(in, "max_num_batched_tokens");
-  in.activation_bytes = 5 * kGiB;  // a measured peak needs no estimate
+  in.vllm.activation_bytes = 5 * kGiB;  // a measured peak needs no estimate
   EXPECT_TRUE(plan(in).ok);
 }
 
@@ -296,10 +296,10 @@ TEST(Plan, VllmBlockBytesPastTwoToThe64AreOutOfRange) {
 // request seemed to need fewer blocks than with a smaller batched-token budget.
 TEST(Plan, VllmSlidingReachDoesNotWrap) {
   PlanInput in = on_h100("gemma-2-9b");
-  in.activation_bytes = 5 * kGiB;
-  in.max_num_batched_tokens = uint64_t{1} << 40;  // reach past any request: the whole request
+  in.vllm.activation_bytes = 5 * kGiB;
+  in.vllm.max_num_batched_tokens = uint64_t{1} << 40;  // reach past any request: the whole request
   const PlanReport whole = plan_ok(in);
-  in.max_num_batched_tokens = UINT64_MAX - 100;
+  in.vllm.max_num_batched_tokens = UINT64_MAX - 100;
   EXPECT_EQ(plan_ok(in).kv_bytes_needed, whole.kv_bytes_needed);
 }
 

@@ -260,21 +260,21 @@ PlanInput read_plan_input(FieldReader& in) {
   p.tensor_parallel = in.u32();
   p.pipeline_parallel = in.u32();
   p.gpus = in.u64();
-  p.gpu_memory_utilization = in.f64();
+  p.vllm.gpu_memory_utilization = in.f64();
   p.max_model_len = in.u64();
   p.block_size_tokens = in.u64();
-  p.max_num_batched_tokens = in.u64();
-  p.disable_hybrid_kv_cache_manager = in.flag();
-  p.activation_bytes = in.u64();
-  p.non_torch_bytes = in.u64();
-  p.cudagraph_bytes = in.u64();
+  p.vllm.max_num_batched_tokens = in.u64();
+  p.vllm.disable_hybrid_kv_cache_manager = in.flag();
+  p.vllm.activation_bytes = in.u64();
+  p.vllm.non_torch_bytes = in.u64();
+  p.vllm.cudagraph_bytes = in.u64();
   p.overhead_bytes = in.u64();
-  p.mem_fraction_static = in.f64();
-  p.free_gpu_memory_fraction = in.f64();
-  p.parallel = in.u64();
-  p.ubatch = in.u64();
-  p.kv_unified = in.flag();
-  if (in.flag()) p.v_dtype = dtype_name(kv_dtypes, in);
+  p.sglang.mem_fraction_static = in.f64();
+  p.tensorrt_llm.free_gpu_memory_fraction = in.f64();
+  p.llama_cpp.parallel = in.u64();
+  p.llama_cpp.ubatch = in.u64();
+  p.llama_cpp.kv_unified = in.flag();
+  if (in.flag()) p.llama_cpp.v_dtype = dtype_name(kv_dtypes, in);
   p.weights_bytes = in.u64();
   p.model.context_tokens = in.u64();
   p.model.batch = in.u64();
@@ -289,10 +289,10 @@ PlanInput read_plan_input(FieldReader& in) {
   const uint64_t lengths = in.below(5);
   p.prompt_lengths = kLengths[lengths][0];
   p.output_lengths = kLengths[lengths][1];
-  p.mamba_full_memory_ratio = in.f64();  // SGLang's state pool
-  p.max_mamba_cache_size = in.u64();
-  p.max_running_requests = in.u64();
-  p.disable_radix_cache = in.flag();
+  p.sglang.mamba_full_memory_ratio = in.f64();  // SGLang's state pool
+  p.sglang.max_mamba_cache_size = in.u64();
+  p.sglang.max_running_requests = in.u64();
+  p.sglang.disable_radix_cache = in.flag();
   return p;
 }
 
@@ -314,9 +314,9 @@ void check_plan(const PlanInput& in, const PlanReport& r) {
   if (!r.kv_memory_given && in.engine != "llama.cpp")
     require(r.kv_pool_bytes <= r.gpu_memory_bytes, "pool within the card");
   if (!r.kv_memory_given && r.starts) {
-    require(u128{r.kv_pool_bytes} + r.weights_bytes + r.state_pool.reserved_bytes <=
-                r.gpu_memory_bytes,
-            "a started engine fits");
+    require(
+        u128{r.kv_pool_bytes} + r.weights_bytes + r.state_pool.reserved_bytes <= r.gpu_memory_bytes,
+        "a started engine fits");
   }
   require(r.state_pool.bytes == 0 || r.state_pool.bytes >= r.state_pool.reserved_bytes,
           "the state pool holds what was set aside");

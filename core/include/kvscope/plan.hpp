@@ -17,6 +17,47 @@
 
 namespace kvscope {
 
+// Each engine's own knobs (its flags' defaults), read only by that engine's profile.
+struct VllmOptions {
+  double gpu_memory_utilization = 0.9;
+  uint64_t max_num_batched_tokens = 0;  // 0 = `vllm serve`'s default for the card
+  bool disable_hybrid_kv_cache_manager = false;
+  std::string mamba_cache_mode = "none";  // --mamba-cache-mode: none | align | all
+  uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
+  uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
+  uint64_t cudagraph_bytes = 0;  // CUDA-graph memory, subtracted by newer releases; 0 = none
+};
+
+// SGLang's recurrent-state pool (server_args.py): the share of the memory it gets against the
+// KV pool, or a fixed slot count; the request cap; radix cache (holds states for prefixes).
+struct SglangOptions {
+  double mem_fraction_static = 0;  // 0 = its default for the card
+  double mamba_full_memory_ratio = 0.9;
+  uint64_t max_mamba_cache_size = 0;  // 0 = from mamba_full_memory_ratio
+  uint64_t max_running_requests = 0;  // 0 = SGLang's default from the pool
+  bool disable_radix_cache = false;
+  double swa_full_tokens_ratio = 0.8;  // hybrid SWA pool: sliding tokens per full token
+  bool disable_hybrid_swa_memory = false;
+};
+
+struct TensorrtLlmOptions {
+  double free_gpu_memory_fraction = 0.9;  // KvCacheConfig default
+};
+
+struct LlamacppOptions {
+  uint64_t parallel = 1;               // --parallel (sequences, n_seq_max)
+  uint64_t ubatch = 512;               // --ubatch-size default
+  bool kv_unified = true;              // one cache shared by the sequences (llama-server)
+  uint64_t n_gpu_layers = UINT64_MAX;  // -ngl (the output layer counts as one)
+  std::vector<double> tensor_split;    // -ts over `gpus` devices; empty = even
+  bool swa_full = false;               // --swa-full: sliding layers get full caches
+  bool kv_offload = true;              // false = -nkvo, K/V in host memory
+  bool mla_v_cache = false;            // builds before PR #19067 kept an MLA V cache
+  bool legacy_mla_gguf = false;        // GGUFs converted before PR #12801: per-head MLA K/V
+  bool output_layer_last = false;      // builds before PR #18148: -ngl offloads layers first
+  std::string v_dtype;                 // --cache-type-v; empty = the KV dtype
+};
+
 struct PlanInput {
   EstimateInput model;  // model, KV dtype; context/batch size the workload line
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
@@ -29,45 +70,21 @@ struct PlanInput {
   uint64_t kv_memory_bytes = 0;          // the engine's KV budget itself (vLLM --kv-cache-memory)
   double gpu_bandwidth_bytes_per_s = 0;  // a custom card's bandwidth (overrides the catalogue's)
   double gpu_dense_flops = 0;            // a custom card's dense peak (overrides the catalogue's)
-  std::string engine = "vllm";           // plain | vllm | sglang | tensorrt-llm | llama.cpp
+  std::string engine = "vllm";           // an id of engine_catalog()
   uint32_t tensor_parallel = 1;          // GPUs one layer is split over
   uint32_t pipeline_parallel = 1;        // stages the layers are split into
-  uint64_t gpus = 0;  // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
-  double gpu_memory_utilization = 0.9;  // vLLM
-  uint64_t max_model_len = 0;           // 0 = the model's max_position_embeddings
-  uint64_t block_size_tokens = 0;       // 0 = the engine's default (vLLM 16)
-  uint64_t max_num_batched_tokens = 0;  // 0 = vLLM's `vllm serve` default for the card
-  bool disable_hybrid_kv_cache_manager = false;
-  std::string mamba_cache_mode = "none";  // vLLM --mamba-cache-mode: none | align | all
-  uint64_t activation_bytes = 0;   // vLLM profiled activation peak; 0 = estimated
-  uint64_t non_torch_bytes = 0;    // vLLM non-torch memory; 0 = estimated
-  uint64_t cudagraph_bytes = 0;    // vLLM CUDA-graph memory, subtracted by newer releases; 0 = none
+  uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
+  uint64_t max_model_len = 0;      // 0 = the engine's default for the model
+  uint64_t block_size_tokens = 0;  // 0 = the engine's default (vLLM 16)
   uint64_t overhead_bytes = 0;     // runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)
-  double mem_fraction_static = 0;  // SGLang; 0 = its default
-  // SGLang's recurrent-state pool (server_args.py): the share of the memory it gets against the
-  // KV pool, or a fixed slot count; the request cap; radix cache (holds states for prefixes).
-  double mamba_full_memory_ratio = 0.9;
-  uint64_t max_mamba_cache_size = 0;  // 0 = from mamba_full_memory_ratio
-  uint64_t max_running_requests = 0;  // 0 = SGLang's default from the pool
-  bool disable_radix_cache = false;
-  double swa_full_tokens_ratio = 0.8;  // SGLang's hybrid SWA pool: sliding tokens per full token
-  bool disable_hybrid_swa_memory = false;
-  double free_gpu_memory_fraction = 0.9;  // TensorRT-LLM KvCacheConfig default
-  uint64_t parallel = 1;                  // llama.cpp --parallel (sequences, n_seq_max)
-  uint64_t ubatch = 512;                  // llama.cpp --ubatch-size default
   bool allow_long_context = false;  // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 /
                                     // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
-  bool kv_unified = true;      // llama.cpp: one cache shared by the sequences (llama-server)
-  uint64_t n_gpu_layers = UINT64_MAX;  // llama.cpp -ngl (the output layer counts as one)
-  std::vector<double> tensor_split;    // llama.cpp -ts over `gpus` devices; empty = even
-  bool swa_full = false;               // llama.cpp --swa-full: sliding layers get full caches
-  bool kv_offload = true;              // llama.cpp: false = -nkvo, K/V in host memory
-  bool mla_v_cache = false;            // llama.cpp builds before PR #19067 kept an MLA V cache
-  bool legacy_mla_gguf = false;        // GGUFs converted before PR #12801: per-head MLA K/V
-  bool output_layer_last = false;      // builds before PR #18148: -ngl offloads layers first
-  std::string v_dtype;         // llama.cpp --cache-type-v; empty = the KV dtype
-  std::string prompt_lengths;  // a length distribution ("uniform:512-8192", ...); empty = none
-  std::string output_lengths;  // both or neither
+  std::string prompt_lengths;       // a length distribution ("uniform:512-8192", ...); empty = none
+  std::string output_lengths;       // both or neither
+  VllmOptions vllm;
+  SglangOptions sglang;
+  TensorrtLlmOptions tensorrt_llm;
+  LlamacppOptions llama_cpp;
 };
 
 // Decode and prefill roofline for the plan's GPU (per replica: pipeline stages add up).
@@ -104,8 +121,8 @@ struct StatePool {
   uint64_t ssm_bytes_per_slot = 0;
   std::string conv_dtype;
   std::string ssm_dtype;
-  uint64_t slots = 0;        // max_mamba_cache_size
-  uint64_t bytes = 0;        // allocated: slots + 1 (a padding slot), per GPU
+  uint64_t slots = 0;           // max_mamba_cache_size
+  uint64_t bytes = 0;           // allocated: slots + 1 (a padding slot), per GPU
   uint64_t reserved_bytes = 0;  // what the budget set aside before the KV pool: slots x slot
 };
 
@@ -128,8 +145,8 @@ struct PlanReport {
   std::string gpu_name;
   uint64_t gpu_memory_bytes = 0;
   ParameterCount params;
-  WeightStorage weights;            // how the weights are stored (the checkpoint's, or --weight-dtype)
-  std::string weights_source;       // how weights_bytes was obtained, one sentence
+  WeightStorage weights;       // how the weights are stored (the checkpoint's, or --weight-dtype)
+  std::string weights_source;  // how weights_bytes was obtained, one sentence
   uint64_t checkpoint_weights_bytes = 0;  // every tensor of the checkpoint (draft layers included)
   uint64_t computed_checkpoint_weights_bytes = 0;  // kvscope's own figure when an index gave it
   WeightBytes gpu_weights;          // one GPU of the tightest stage, per module class and format
@@ -150,13 +167,13 @@ struct PlanReport {
   uint64_t num_blocks = 0;
   uint64_t kv_pool_tokens = 0;  // the engine's own figure ("GPU KV cache size")
   uint64_t max_model_len = 0;
-  ContextLimit context_limit;          // the longest sequence the engine accepts for the model
+  ContextLimit context_limit;           // the longest sequence the engine accepts for the model
   bool context_limit_exceeded = false;  // max_model_len is past it
-  uint64_t kv_bytes_needed = 0;  // one max_model_len request, as the engine counts it
-  double max_concurrency = 0;    // requests of max_model_len tokens, as the engine computes it
-  uint64_t max_context = 0;      // longest single sequence the pool holds
+  uint64_t kv_bytes_needed = 0;         // one max_model_len request, as the engine counts it
+  double max_concurrency = 0;         // requests of max_model_len tokens, as the engine computes it
+  uint64_t max_context = 0;           // longest single sequence the pool holds
   uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
-  uint64_t swa_pool_tokens = 0;  // SGLang's hybrid SWA pool: tokens of the sliding layers
+  uint64_t swa_pool_tokens = 0;       // SGLang's hybrid SWA pool: tokens of the sliding layers
   StatePool state_pool;               // SGLang hybrids; empty otherwise
   bool starts = false;
   std::string startup_error;
@@ -170,7 +187,7 @@ struct PlanReport {
   std::vector<PlanStage> stages;
   uint64_t total_weights_bytes = 0;
   uint64_t total_kv_pool_bytes = 0;
-  double total_max_concurrency = 0;  // x data-parallel replicas
+  double total_max_concurrency = 0;    // x data-parallel replicas
   std::vector<DeviceBuffers> devices;  // llama.cpp: per device (the CPU last), else empty
   PlanRoofline roofline;
   bool has_workload = false;  // prompt and output length distributions were given
