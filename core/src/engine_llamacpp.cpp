@@ -80,7 +80,7 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
   using R = Result<std::vector<LayerBuffers>>;
   const uint64_t n_seq = in.llama_cpp.parallel;
   const CheckedU64 stream = stream_cells(n_ctx, in);
-  if (stream.overflowed()) return R::failure(too_large("context", "context cells").error);
+  if (stream.overflowed()) return R::failure(too_large("context_tokens", "context cells").error);
   const uint64_t cells = stream.value();
   const uint64_t streams = in.llama_cpp.kv_unified ? 1 : n_seq;
   std::vector<LayerBuffers> out;
@@ -101,7 +101,7 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
     const CheckedU64 kv = CheckedU64(per_cell.value) * layer_cells * streams;
     const CheckedU64 state = CheckedU64(l.state_values) * 4 * n_seq;
     if (kv.overflowed() || state.overflowed() || (kv + state).overflowed())
-      return R::failure(too_large("context", "KV buffer bytes").error);
+      return R::failure(too_large("context_tokens", "KV buffer bytes").error);
     out.push_back(LayerBuffers{kv.value(), state.value()});
   }
   return R::success(std::move(out));
@@ -110,7 +110,7 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
 Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
   CheckedU64 total;
   for (const LayerBuffers& b : layers) total += CheckedU64(b.kv) + b.state;
-  if (total.overflowed()) return too_large("context", "KV buffer bytes");
+  if (total.overflowed()) return too_large("context_tokens", "KV buffer bytes");
   return Result<uint64_t>::success(total.value());
 }
 
@@ -149,7 +149,7 @@ std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devic
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
   if (in.llama_cpp.parallel == 0)
-    return R::failure(make_error(kInvalidValue, "parallel", "must be at least 1"));
+    return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
   constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
   if (in.gpus > kMaxDevices) {
     return R::failure(
@@ -157,14 +157,15 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   }
   const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
   if (!in.llama_cpp.tensor_split.empty() && in.llama_cpp.tensor_split.size() != devices) {
-    return R::failure(make_error(kInvalidValue, "tensor_split",
+    return R::failure(make_error(kInvalidValue, "llama_cpp.tensor_split",
                                  std::to_string(in.llama_cpp.tensor_split.size()) +
                                      " fractions for " + std::to_string(devices) +
                                      " GPUs (--gpus)"));
   }
   for (double s : in.llama_cpp.tensor_split) {
     if (!(s >= 0 && s <= 1e12)) {
-      return R::failure(make_error(kInvalidValue, "tensor_split", "fractions must be 0 or more"));
+      return R::failure(
+          make_error(kInvalidValue, "llama_cpp.tensor_split", "fractions must be 0 or more"));
     }
   }
   const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
@@ -180,7 +181,8 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   r.max_model_len = stream_cells(n_ctx, in).value();  // layer_buffers checked it fits
   const CheckedU64 pool_tokens =
       CheckedU64(r.max_model_len) * (in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel);
-  if (pool_tokens.overflowed()) return R::failure(too_large("parallel", "KV cells").error);
+  if (pool_tokens.overflowed())
+    return R::failure(too_large("llama_cpp.parallel", "KV cells").error);
   // What it allocates is the pool; a sequence may use up to n_ctx_seq cells of it.
   r.kv_pool_bytes = total_buffers.value;
   r.kv_bytes_needed = total_buffers.value;

@@ -92,7 +92,8 @@ Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given
   const CheckedU64 reserved = CheckedU64(states.slots) * slot;
   const CheckedU64 allocated = (CheckedU64(states.slots) + 1) * slot;  // one padding slot
   if (allocated.overflowed())
-    return R::failure(make_error(kOutOfRange, "max_mamba_cache_size", "state pool exceeds 2^64-1"));
+    return R::failure(
+        make_error(kOutOfRange, "sglang.max_mamba_cache_size", "state pool exceeds 2^64-1"));
   states.reserved_bytes = reserved.value();
   states.bytes = allocated.value();
   char ratio[32];
@@ -148,16 +149,16 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
   if (!(in.sglang.mamba_full_memory_ratio > 0 && in.sglang.mamba_full_memory_ratio <= 1e6)) {
     return R::failure(
-        make_error(kInvalidValue, "mamba_full_memory_ratio", "must be a positive number"));
+        make_error(kInvalidValue, "sglang.mamba_full_memory_ratio", "must be a positive number"));
   }
   if (!(in.sglang.swa_full_tokens_ratio > 0 && in.sglang.swa_full_tokens_ratio <= 1e6)) {
     return R::failure(
-        make_error(kInvalidValue, "swa_full_tokens_ratio", "must be a positive number"));
+        make_error(kInvalidValue, "sglang.swa_full_tokens_ratio", "must be a positive number"));
   }
   const double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
                                                              : kSglangDefaultMemFractionStatic;
   if (!(fraction > 0 && fraction <= 1)) {
-    return R::failure(make_error(kInvalidValue, "mem_fraction_static", "must be in (0, 1]"));
+    return R::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
   }
   if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
     r.notes.push_back(

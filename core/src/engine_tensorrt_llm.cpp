@@ -23,7 +23,8 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
   }
   if (!(in.tensorrt_llm.free_gpu_memory_fraction > 0 &&
         in.tensorrt_llm.free_gpu_memory_fraction <= 1)) {
-    return R::failure(make_error(kInvalidValue, "free_gpu_memory_fraction", "must be in (0, 1]"));
+    return R::failure(
+        make_error(kInvalidValue, "tensorrt_llm.free_gpu_memory_fraction", "must be in (0, 1]"));
   }
   if (windows) {
     r.notes.push_back(
@@ -51,7 +52,8 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
     return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   const CheckedU64 pool_cells = CheckedU64(r.num_blocks) * bs;
   if (pool_cells.overflowed())
-    return R::failure(make_error(kOutOfRange, "block_size", "the pool's cells exceed 2^64-1"));
+    return R::failure(
+        make_error(kOutOfRange, "block_size_tokens", "the pool's cells exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
   r.max_concurrency =
       static_cast<double>(r.num_blocks / blocks_per_sequence);  // getMaxCapacityBatchSize

@@ -45,7 +45,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
       in.vllm.mamba_cache_mode != "all") {
     return R::failure(make_error(
-        kInvalidValue, "mamba_cache_mode",
+        kInvalidValue, "vllm.mamba_cache_mode",
         "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
   const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
@@ -67,7 +67,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
                                 static_cast<double>(shape.vocab_size) *
                                 kActivationBytesPerTokenPerVocab;
       if (!(activation < 0x1p64)) {  // converting a larger double to uint64_t is undefined
-        return R::failure(make_error(kOutOfRange, "max_num_batched_tokens",
+        return R::failure(make_error(kOutOfRange, "vllm.max_num_batched_tokens",
                                      "the estimated activation peak exceeds 2^64-1 bytes"));
       }
       r.activation_bytes = static_cast<uint64_t>(activation);
@@ -138,7 +138,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     }
   };
   const Error page_too_large =
-      make_error(kOutOfRange, "block_size", "one block's bytes exceed 2^64-1");
+      make_error(kOutOfRange, "block_size_tokens", "one block's bytes exceed 2^64-1");
   for (const LayerSpec& l : shape.layers) {
     if (l.state != StateKind::kNone) {
       const CheckedU64 padded =

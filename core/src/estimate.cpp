@@ -77,7 +77,7 @@ Result<EstimateReport> estimate(const EstimateInput& in) {
   if (out.workload.context_tokens == 0) {
     if (out.shape.max_position_embeddings == 0) {
       return R::failure(
-          make_error(kMissingField, "context",
+          make_error(kMissingField, "context_tokens",
                      "required: the config has no max_position_embeddings to default to"));
     }
     out.workload.context_tokens = out.shape.max_position_embeddings;

@@ -145,11 +145,11 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
 Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
   using R = Result<KvEstimate>;
   if (w.context_tokens == 0)
-    return R::failure(make_error(kInvalidValue, "context", "must be at least 1 token"));
+    return R::failure(make_error(kInvalidValue, "context_tokens", "must be at least 1 token"));
   if (w.batch == 0)
     return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
   if (w.shared_prefix_tokens > w.context_tokens) {
-    return R::failure(make_error(kInvalidValue, "shared_prefix",
+    return R::failure(make_error(kInvalidValue, "shared_prefix_tokens",
                                  std::to_string(w.shared_prefix_tokens) +
                                      " tokens exceeds the context of " +
                                      std::to_string(w.context_tokens)));
@@ -188,10 +188,10 @@ Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool
 
       const CheckedU64 seq = CheckedU64(g.kv_bytes_per_token) * g.kept_tokens_per_sequence;
       if (seq.overflowed())
-        return R::failure(overflow("context", "KV bytes of one sequence").error);
+        return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
       const CheckedU64 block_bytes = CheckedU64(g.kv_bytes_per_token) * block;
       if (block_bytes.overflowed())
-        return R::failure(overflow("block_size", "KV bytes of one block").error);
+        return R::failure(overflow("block_size_tokens", "KV bytes of one block").error);
       const CheckedU64 shared = block_bytes * shared_blocks;
       const CheckedU64 group_total = shared + block_bytes * (blocks - shared_blocks) * w.batch;
       if (shared.overflowed() || group_total.overflowed()) {
@@ -206,7 +206,7 @@ Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool
         CheckedU64(g.kv_bytes_per_sequence) + g.state_bytes_per_sequence;
     const CheckedU64 total_with_state = CheckedU64(g.kv_bytes_total) + group_state_total;
     if (seq_with_state.overflowed())
-      return R::failure(overflow("context", "KV bytes of one sequence").error);
+      return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
     if (total_with_state.overflowed())
       return R::failure(overflow("batch", "KV bytes of the batch").error);
     g.kv_bytes_per_sequence = seq_with_state.value();
@@ -222,7 +222,7 @@ Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool
     }
   }
   if (per_sequence.overflowed())
-    return R::failure(overflow("context", "KV bytes of one sequence").error);
+    return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
   if (total.overflowed() || per_token.overflowed() || state_total.overflowed() ||
       shared_total.overflowed()) {
     return R::failure(overflow("batch", "KV bytes of the batch").error);

@@ -18,16 +18,17 @@ std::pair<size_t, size_t> pipeline_layers(size_t layers, uint32_t rank, uint32_t
 
 Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t rank, uint32_t pp) {
   using R = Result<ModelShape>;
-  if (tp == 0) return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
+  if (tp == 0)
+    return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));
   if (pp == 0 || pp > shape.layers.size()) {
     return R::failure(make_error(
-        kInvalidValue, "pp",
+        kInvalidValue, "pipeline_parallel",
         "must be between 1 and the model's " + std::to_string(shape.layers.size()) + " layers"));
   }
   // vllm/config/model.py verify_with_parallel_config.
   if (shape.num_attention_heads % tp != 0) {
     return R::failure(make_error(
-        kInvalidValue, "tp",
+        kInvalidValue, "tensor_parallel",
         "Total number of attention heads (" + std::to_string(shape.num_attention_heads) +
             ") must be divisible by tensor parallel size (" + std::to_string(tp) + ")."));
   }
@@ -40,7 +41,7 @@ Result<ModelShape> shard_shape(const ModelShape& shape, uint32_t tp, uint32_t ra
     // QKVParallelLinear: KV heads split when there are at least tp of them, else replicated.
     if (l.attention != AttentionKind::kMla && l.attention != AttentionKind::kNone) {
       if (l.kv_heads % tp != 0 && tp % l.kv_heads != 0) {
-        return R::failure(make_error(kInvalidValue, "tp",
+        return R::failure(make_error(kInvalidValue, "tensor_parallel",
                                      "num_key_value_heads (" + std::to_string(l.kv_heads) +
                                          ") and tensor parallel size (" + std::to_string(tp) +
                                          ") must divide one another"));

@@ -19,7 +19,10 @@ using R = Result<PlanReport>;
 // The model input with --set overrides applied to its config.
 Result<EstimateInput> model_with_overrides(const PlanInput& in) {
   EstimateInput model = in.model;
-  if (in.overrides.empty()) return Result<EstimateInput>::success(model);
+  std::vector<std::pair<std::string, std::string>> overrides = in.overrides;
+  if (!in.quantization_config_json.empty())
+    overrides.insert(overrides.begin(), {"quantization_config", in.quantization_config_json});
+  if (overrides.empty()) return Result<EstimateInput>::success(model);
   std::string text = model.config_json;
   if (!model.model_id.empty()) {
     const Result<ModelEntry> entry = find_model(model.model_id);
@@ -28,10 +31,11 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
     model.config_name = entry.value.id;
     model.model_id.clear();
   }
-  const Result<std::string> changed = apply_config_overrides(text, in.overrides);
+  const Result<std::string> changed = apply_config_overrides(text, overrides);
   if (!changed.ok) return Result<EstimateInput>::failure(changed.error);
   model.config_json = changed.value;
   for (const auto& [field, value] : in.overrides) model.config_name += " " + field + "=" + value;
+  if (!in.quantization_config_json.empty()) model.config_name += " with its quantization config";
   return Result<EstimateInput>::success(model);
 }
 
@@ -234,15 +238,16 @@ Result<PlanReport> validate(const PlanInput& in) {
                                      " (known: plain, vllm, sglang, tensorrt-llm, llama.cpp)"));
   }
   if (!(in.vllm.gpu_memory_utilization > 0 && in.vllm.gpu_memory_utilization <= 1)) {
-    return R::failure(make_error(kInvalidValue, "gpu_memory_utilization", "must be in (0, 1]"));
+    return R::failure(
+        make_error(kInvalidValue, "vllm.gpu_memory_utilization", "must be in (0, 1]"));
   }
   if (!(in.gpu_bandwidth_bytes_per_s >= 0 && in.gpu_bandwidth_bytes_per_s <= 1e15)) {
-    return R::failure(
-        make_error(kOutOfRange, "gpu_bandwidth", "must be between 0 and 1e15 bytes/s (1 PB/s)"));
+    return R::failure(make_error(kOutOfRange, "gpu_bandwidth_bytes_per_s",
+                                 "must be between 0 and 1e15 bytes/s (1 PB/s)"));
   }
   if (!(in.gpu_dense_flops >= 0 && in.gpu_dense_flops <= 1e18)) {
-    return R::failure(
-        make_error(kOutOfRange, "gpu_flops", "must be between 0 and 1e18 FLOP/s (10^6 TFLOPS)"));
+    return R::failure(make_error(kOutOfRange, "gpu_dense_tflops",
+                                 "must be between 0 and 1e18 FLOP/s (10^6 TFLOPS)"));
   }
   const int memory_sources =
       (in.gpu_id.empty() ? 0 : 1) + (in.gpu_memory_bytes ? 1 : 0) + (in.kv_memory_bytes ? 1 : 0);
@@ -253,14 +258,14 @@ Result<PlanReport> validate(const PlanInput& in) {
   }
   if (in.engine == "llama.cpp" && (in.tensor_parallel > 1 || in.pipeline_parallel > 1)) {
     return R::failure(make_error(
-        kInvalidValue, in.tensor_parallel > 1 ? "tp" : "pp",
+        kInvalidValue, in.tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel",
         "llama.cpp splits layers over devices (-sm layer): give --gpus N and --tensor-split, "
         "not --tp / --pp"));
   }
   if (in.tensor_parallel == 0)
-    return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
+    return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));
   if (in.pipeline_parallel == 0)
-    return R::failure(make_error(kInvalidValue, "pp", "must be at least 1"));
+    return R::failure(make_error(kInvalidValue, "pipeline_parallel", "must be at least 1"));
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   if (in.gpus != 0 && in.gpus % per_replica != 0) {
     return R::failure(make_error(kInvalidValue, "gpus",

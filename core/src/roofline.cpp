@@ -74,12 +74,14 @@ Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype&
 Result<StepEstimate> check_peaks(const HardwarePeaks& peaks) {
   auto usable = [](double v) { return v == 0 || (v >= 1 && std::isfinite(v)); };
   if (!usable(peaks.bandwidth_bytes_per_s)) {
-    return Result<StepEstimate>::failure(make_error(
-        kOutOfRange, "gpu_bandwidth", "must be 0 (unknown) or a finite rate of at least 1 byte/s"));
+    return Result<StepEstimate>::failure(
+        make_error(kOutOfRange, "gpu_bandwidth_bytes_per_s",
+                   "must be 0 (unknown) or a finite rate of at least 1 byte/s"));
   }
   if (!usable(peaks.flops)) {
-    return Result<StepEstimate>::failure(make_error(
-        kOutOfRange, "gpu_flops", "must be 0 (unknown) or a finite rate of at least 1 FLOP/s"));
+    return Result<StepEstimate>::failure(
+        make_error(kOutOfRange, "gpu_dense_tflops",
+                   "must be 0 (unknown) or a finite rate of at least 1 FLOP/s"));
   }
   return Result<StepEstimate>::success({});
 }

@@ -30,7 +30,7 @@ std::vector<uint64_t> log_space(uint64_t lo, uint64_t hi, uint32_t count) {
 Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
   using R = Result<Sweeps>;
   if (range.points < 2 || range.points > 100000) {
-    return R::failure(make_error(kInvalidValue, "points", "must be between 2 and 100000"));
+    return R::failure(make_error(kInvalidValue, "sweep.points", "must be between 2 and 100000"));
   }
   Result<PlanState> state = plan_state(in);
   if (!state.ok) return R::failure(state.error);

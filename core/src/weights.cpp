@@ -406,7 +406,8 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
 Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
                                  const WeightStorage& storage, uint32_t tp) {
   using R = Result<WeightBytes>;
-  if (tp == 0) return R::failure(make_error(kInvalidValue, "tp", "must be at least 1"));
+  if (tp == 0)
+    return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));
   WeightBytes out;
   CheckedU64 total, draft, quantized, plain;
   const Result<bool> per_layer_formats = check_pattern_work(tensors, storage);

@@ -142,7 +142,7 @@ Result<WorkloadCapacity> workload_capacity(const ModelShape& shape, const Dtype&
     return R::failure(make_error(kInvalidValue, "max_model_len", "must be at least 1"));
   if (w.shared_prefix_tokens >= w.max_model_len) {
     return R::failure(
-        make_error(kInvalidValue, "shared_prefix", "must be shorter than max_model_len"));
+        make_error(kInvalidValue, "shared_prefix_tokens", "must be shorter than max_model_len"));
   }
   WorkloadCapacity out;
   const auto clip = [&](double tokens) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <thread>
 
+#include "kvscope/command_line.hpp"
 #include "kvscope/error.hpp"
 
 namespace kvbench {
@@ -21,17 +22,10 @@ const char* const kUsage =
 
 namespace {
 
+// Counts as the kvscope command line reads them (128k = 131072).
 bool parse_count(const std::string& text, uint64_t& out) {
-  std::string t = text;
-  uint64_t mul = 1;
-  if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) {
-    mul = 1024;
-    t.pop_back();
-  }
-  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  out = std::stoull(t) * mul;
-  return true;
+  std::string why;
+  return kvscope::parse_count_text(text, out, why);
 }
 
 std::string quote_arg(const std::string& a) {

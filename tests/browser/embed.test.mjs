@@ -2,21 +2,18 @@
 // page with two widgets, hostile attributes and hostile CSS, and the iframe's height messages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { siteDir, cliPath } from '../paths.mjs';
-import { serve, launch, open, screenshot } from './support.mjs';
+import { siteDir } from '../paths.mjs';
+import { serve, launch, open, screenshot, cliPlan as cliPlanOf } from './support.mjs';
 
-const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const { DEFAULTS, planOptions } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS } = await import(path.join(siteDir, 'js/state.js'));
 
 let server;
 let browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-const cliPlan = (changes) => JSON.parse(execFileSync(cliPath,
-  ['plan', ...toArgs(planOptions({ ...DEFAULTS, ...changes })), '--json'], { encoding: 'utf8' }));
+const cliPlan = (changes) => cliPlanOf({ ...DEFAULTS, ...changes });
 
 // Opens a page with widgets, records every widget event from the start, scrolls so each one
 // becomes visible, and waits until `count` widgets have answered.

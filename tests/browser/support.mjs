@@ -1,26 +1,19 @@
 // Browser-test support: a static file server over the staged site (as any static server would
 // serve it) and Debian's Chromium driven by playwright-core.
 import { createServer } from 'node:http';
-import { execFileSync } from 'node:child_process';
 import { readFile, mkdtemp } from 'node:fs/promises';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { cliPath, repoRoot, siteDir } from '../paths.mjs';
+import { repoRoot, siteDir } from '../paths.mjs';
+import { cliReport } from '../support/cli-request.mjs';
 
-const { toArgs } = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const { planOptions } = await import(path.join(siteDir, 'js/state.js'));
+const { planRequest } = await import(path.join(siteDir, 'js/state.js'));
 
-/** `kvscope plan --json` for a page state (a weights index becomes a file of that name). */
+/** `kvscope plan --request FILE --json` for a page state's request. */
 export function cliPlan(state) {
-  const options = planOptions(state);
-  if (options.weights_index) {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'kvscope-index-')), 'model.safetensors.index.json');
-    writeFileSync(file, options.weights_index.text);
-    options.weights_index = { name: file, text: '' };
-  }
-  return JSON.parse(execFileSync(cliPath, ['plan', ...toArgs(options), '--json'], { encoding: 'utf8' }));
+  return cliReport('plan', planRequest(state));
 }
 
 /** An element's data-value as a number. */

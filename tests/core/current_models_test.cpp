@@ -196,7 +196,7 @@ TEST(CurrentModels, VllmMambaCacheModes) {
   EXPECT_GT(none.max_concurrency, align.max_concurrency);
   EXPECT_GT(align.max_concurrency, all.max_concurrency);
   in.vllm.mamba_cache_mode = "sometimes";
-  EXPECT_EQ(plan(in).error.field, "mamba_cache_mode");
+  EXPECT_EQ(plan(in).error.field, "vllm.mamba_cache_mode");
 }
 
 // Gemma 4's sliding pages are half its full-attention pages: vLLM doubles their block to unify.

@@ -72,7 +72,7 @@ TEST(Engines, LlamaCppContextPastTwoToThe64CellsIsOutOfRange) {
   const Result<PlanReport> r = plan(llamacpp("mistral-7b-v0.1", UINT64_MAX - 10));
   ASSERT_FALSE(r.ok) << r.value.max_model_len;
   EXPECT_EQ(r.error.code, kOutOfRange);
-  EXPECT_EQ(r.error.field, "context");
+  EXPECT_EQ(r.error.field, "context_tokens");
 }
 
 // Found by fuzz_plan: more sequences than cells leave each stream 0 cells, and 0 bytes of
@@ -127,7 +127,7 @@ TEST(Engines, SglangBudgetIsFreeAfterWeightsLessTheReserve) {
   EXPECT_NE(none.startup_error.find("increase --mem-fraction-static. Current value: 0.15"),
             std::string::npos);
   in.sglang.mem_fraction_static = 1.5;
-  EXPECT_EQ(plan(in).error.field, "mem_fraction_static");
+  EXPECT_EQ(plan(in).error.field, "sglang.mem_fraction_static");
 }
 
 // SGLang's request cap (init_memory): 512 requests per context_len of pool tokens, clamped to
@@ -202,7 +202,7 @@ TEST(Engines, SglangHybridSplitsTheRestBetweenStatesAndKv) {
   EXPECT_EQ(spec.state_pool.slots, static_cast<uint64_t>(rest * 0.9 / 1.9 / slot));
   in.speculative_config.clear();
   in.sglang.mamba_full_memory_ratio = 0;
-  EXPECT_EQ(plan(in).error.field, "mamba_full_memory_ratio");
+  EXPECT_EQ(plan(in).error.field, "sglang.mamba_full_memory_ratio");
 }
 
 // SGLang's hybrid SWA pool (set_num_tokens_hybrid_swa) for the architectures it lists: the profiled
@@ -229,7 +229,7 @@ TEST(Engines, SglangHybridSwaPoolForGptOss) {
   EXPECT_EQ(one.swa_pool_tokens, 0u);
   in.sglang.disable_hybrid_swa_memory = false;
   in.sglang.swa_full_tokens_ratio = 0;
-  EXPECT_EQ(plan(in).error.field, "swa_full_tokens_ratio");
+  EXPECT_EQ(plan(in).error.field, "sglang.swa_full_tokens_ratio");
   in.sglang.swa_full_tokens_ratio = 0.8;
   in.model.model_id = "gemma-3-27b";  // Gemma 3 is not on SGLang's list: one pool
   EXPECT_EQ(plan_ok(in).swa_pool_tokens, 0u);
@@ -287,7 +287,7 @@ TEST(Engines, TensorRtLlmCeilsToBlocksOf32) {
   in.max_model_len = 200;
   EXPECT_FALSE(plan_ok(in).starts);
   in.tensorrt_llm.free_gpu_memory_fraction = 0;
-  EXPECT_EQ(plan(in).error.field, "free_gpu_memory_fraction");
+  EXPECT_EQ(plan(in).error.field, "tensorrt_llm.free_gpu_memory_fraction");
 }
 
 TEST(Engines, TensorRtLlmFractionOfFreeMemory) {
@@ -377,10 +377,10 @@ TEST(Engines, LlamaCppKvBuffersPerDevice) {
   EXPECT_EQ(four.devices[3].layer_count, 22u);
   EXPECT_EQ(four.devices[3].kv_bytes, 748 * kMiB);
   split.llama_cpp.tensor_split = {1, 2};
-  EXPECT_EQ(plan(split).error.field, "tensor_split");
+  EXPECT_EQ(plan(split).error.field, "llama_cpp.tensor_split");
   split.llama_cpp.tensor_split.clear();
   split.tensor_parallel = 2;
-  EXPECT_EQ(plan(split).error.field, "tp");
+  EXPECT_EQ(plan(split).error.field, "tensor_parallel");
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST(KvArithmetic, HugeContextIsOutOfRangeNotWrapped) {
   const Result<KvEstimate> r = run(catalog_shape("llama-3.1-8b"), {1000000000000000u, 1, 0, 0});
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.error.code, kOutOfRange);
-  EXPECT_EQ(r.error.field, "context");
+  EXPECT_EQ(r.error.field, "context_tokens");
   // 10^9 tokens is large but exact.
   EXPECT_EQ(ok(catalog_shape("llama-3.1-8b"), {1000000000u, 1, 0, 0}).kv_bytes_per_sequence,
             131072000000000u);
@@ -137,9 +137,9 @@ TEST(KvArithmetic, HugeBatchIsOutOfRange) {
 
 TEST(KvArithmetic, BadWorkloads) {
   const ModelShape s = one_layer(AttentionKind::kFull, 0);
-  EXPECT_EQ(run(s, {0, 1, 0, 0}).error.field, "context");
+  EXPECT_EQ(run(s, {0, 1, 0, 0}).error.field, "context_tokens");
   EXPECT_EQ(run(s, {10, 0, 0, 0}).error.field, "batch");
-  EXPECT_EQ(run(s, {10, 1, 0, 11}).error.field, "shared_prefix");
+  EXPECT_EQ(run(s, {10, 1, 0, 11}).error.field, "shared_prefix_tokens");
 }
 
 }  // namespace

@@ -227,7 +227,8 @@ TEST(NumericSafety, PlansAtExtremeSizesAreFiniteOrOutOfRange) {
     if (!r.ok) {
       // Besides sizes, only the documented refusals: TP/PP that does not divide the model, and
       // layer kinds an engine's profile does not model.
-      const bool sharding = r.error.field == "tp" || r.error.field == "pp";
+      const bool sharding =
+          r.error.field == "tensor_parallel" || r.error.field == "pipeline_parallel";
       EXPECT_TRUE(r.error.code == kOutOfRange || sharding || r.error.code == kUnsupported)
           << label << ": " << r.error.code << " " << r.error.message;
       EXPECT_FALSE(r.error.field.empty()) << label;

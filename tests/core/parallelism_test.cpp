@@ -94,7 +94,7 @@ TEST(Parallelism, BadLayoutsAreRejectedWithVllmsWording) {
   PlanInput in = with_kv_memory("llama-3.1-8b", kGiB, 3);
   Result<PlanReport> r = plan(in);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.error.field, "tp");
+  EXPECT_EQ(r.error.field, "tensor_parallel");
   EXPECT_NE(r.error.message.find("must be divisible by tensor parallel size (3)"),
             std::string::npos);
   in.tensor_parallel = 1;
@@ -103,14 +103,14 @@ TEST(Parallelism, BadLayoutsAreRejectedWithVllmsWording) {
   in.tensor_parallel = 8;  // 48 query heads split, 12 KV heads neither split nor replicate
   r = plan(in);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.error.field, "tp");
+  EXPECT_EQ(r.error.field, "tensor_parallel");
   in.overrides.clear();
   in.tensor_parallel = 2;
   in.gpus = 3;
   EXPECT_EQ(plan(in).error.field, "gpus");
   in.gpus = 0;
   in.pipeline_parallel = 33;
-  EXPECT_EQ(plan(in).error.field, "pp");
+  EXPECT_EQ(plan(in).error.field, "pipeline_parallel");
 }
 
 }  // namespace

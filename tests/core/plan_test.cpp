@@ -223,9 +223,9 @@ TEST(Plan, BadInput) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;
   in.vllm.gpu_memory_utilization = 0;
-  EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
+  EXPECT_EQ(plan(in).error.field, "vllm.gpu_memory_utilization");
   in.vllm.gpu_memory_utilization = 1.5;
-  EXPECT_EQ(plan(in).error.field, "gpu_memory_utilization");
+  EXPECT_EQ(plan(in).error.field, "vllm.gpu_memory_utilization");
   in.vllm.gpu_memory_utilization = 0.9;
   in.engine = "tgi";
   EXPECT_EQ(plan(in).error.field, "engine");
@@ -280,7 +280,7 @@ TEST(Plan, TotalsOverAllGpusAreExactOrOutOfRange) {
 TEST(Plan, VllmActivationEstimatePastTwoToThe64IsOutOfRange) {
   PlanInput in = on_h100("llama-3.1-8b");
   in.vllm.max_num_batched_tokens = uint64_t{1} << 50;
-  expect_out_of_range(in, "max_num_batched_tokens");
+  expect_out_of_range(in, "vllm.max_num_batched_tokens");
   in.vllm.activation_bytes = 5 * kGiB;  // a measured peak needs no estimate
   EXPECT_TRUE(plan(in).ok);
 }
@@ -289,7 +289,7 @@ TEST(Plan, VllmActivationEstimatePastTwoToThe64IsOutOfRange) {
 TEST(Plan, VllmBlockBytesPastTwoToThe64AreOutOfRange) {
   PlanInput in = on_h100("llama-3.1-8b");
   in.block_size_tokens = uint64_t{1} << 63;
-  expect_out_of_range(in, "block_size");
+  expect_out_of_range(in, "block_size_tokens");
 }
 
 // A sliding window's reach (window - 1 + batched tokens) wrapped past 2^64 to a few tokens, so a

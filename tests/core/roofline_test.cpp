@@ -120,7 +120,8 @@ TEST(Roofline, NeedsACatalogueGpu) {
 TEST(Roofline, TinyOrNonFinitePeaksAreRefusedNotInfinite) {
   const ModelShape shape = test::catalog_shape("llama-3.1-8b");
   const GpuLoad load = gpu_load(shape, weight_tensors(shape).value,
-                                plain_storage(test::weight_dtype("bf16")), 1, 0, 1).value;
+                                plain_storage(test::weight_dtype("bf16")), 1, 0, 1)
+                           .value;
   const Dtype bf16 = test::kv_dtype("bf16");
   for (const HardwarePeaks& peaks :
        {HardwarePeaks{3.35e12, 1e-300, "bf16"}, HardwarePeaks{1e-300, 0, "bf16"},
@@ -128,7 +129,8 @@ TEST(Roofline, TinyOrNonFinitePeaksAreRefusedNotInfinite) {
     const Result<StepEstimate> decode = decode_step(load, bf16, bf16, peaks, 1, 4096);
     ASSERT_FALSE(decode.ok) << decode.value.time_s;
     EXPECT_EQ(decode.error.code, kOutOfRange);
-    EXPECT_EQ(decode.error.field, peaks.flops == 0 ? "gpu_bandwidth" : "gpu_flops");
+    EXPECT_EQ(decode.error.field,
+              peaks.flops == 0 ? "gpu_bandwidth_bytes_per_s" : "gpu_dense_tflops");
     EXPECT_FALSE(prefill(load, bf16, bf16, peaks, 4096).ok);
   }
   PlanInput in;
@@ -137,7 +139,7 @@ TEST(Roofline, TinyOrNonFinitePeaksAreRefusedNotInfinite) {
   in.gpu_dense_flops = 1e-300;
   const Result<PlanReport> r = plan(in);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.error.field, "gpu_flops");
+  EXPECT_EQ(r.error.field, "gpu_dense_tflops");
   // 0 still means unknown: no compute time, no error.
   EXPECT_TRUE(decode_step(load, bf16, bf16, HardwarePeaks{3.35e12, 0, ""}, 1, 4096).ok);
 }

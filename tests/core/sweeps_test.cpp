@@ -52,7 +52,7 @@ TEST(Sweeps, PointCountsAreBounded) {
   in.gpu_id = "l4";
   SweepRange range;
   range.points = 1;
-  EXPECT_EQ(sweep(in, range).error.field, "points");
+  EXPECT_EQ(sweep(in, range).error.field, "sweep.points");
 }
 
 }  // namespace

@@ -6,33 +6,46 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { siteDir, cliPath, configsDir } from '../paths.mjs';
+import { cliAnswer, cliReport } from '../support/cli-request.mjs';
 
 const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const { loadKvscope, KvscopeError, toArgs } = client;
+const { loadKvscope, KvscopeError } = client;
 const kv = await loadKvscope({ wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm')) });
-
-function cli(command, options) {
-  const args = toArgs(options);
-  return JSON.parse(execFileSync(cliPath, [command, ...args, '--json'], { encoding: 'utf8' }));
-}
+const cli = cliReport;
 
 const SCENARIOS = [
-  { model: 'llama-3.1-8b', gpu_memory: '24GB', engine: 'vllm', max_model_len: 131072, context: 131072 },
-  { model: 'llama-2-7b', gpu_memory: '80GB', engine: 'plain', kv_dtype: 'fp16', weights_bytes: '13.5GB', context: 4096, max_model_len: 4096 },
-  { model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', engine: 'vllm', kv_dtype: 'fp8', context: 32768, batch: 16 },
-  { model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tp: 2, gpus: 4, context: 65536 },
-  { model: 'qwen3-next-80b-a3b', gpu: 'h200-sxm-141gb', engine: 'vllm', tp: 2, context: 262144 },
-  { model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', parallel: 4, context: 8192 },
-  { model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tp: 4, pp: 2, context: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: 'lognormal:mean=500,p99=4000' },
-  { model: 'llama-3.1-8b', gpu_memory: '24GB', gpu_bandwidth: '1TB/s', gpu_tflops: 165, context: 8192, set: ['num_key_value_heads=4'] },
+  { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, engine: 'vllm', max_model_len: 131072, context_tokens: 131072 },
+  { model: 'llama-2-7b', gpu_memory_bytes: 80e9, engine: 'plain', kv_dtype: 'fp16', weights_bytes: 13.5e9, context_tokens: 4096, max_model_len: 4096 },
+  { model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', engine: 'vllm', kv_dtype: 'fp8', context_tokens: 32768, batch: 16 },
+  { model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tensor_parallel: 2, gpus: 4, context_tokens: 65536 },
+  { model: 'qwen3-next-80b-a3b', gpu: 'h200-sxm-141gb', engine: 'vllm', tensor_parallel: 2, context_tokens: 262144 },
+  { model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', llama_cpp: { parallel: 4 }, context_tokens: 8192 },
+  { model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tensor_parallel: 4, pipeline_parallel: 2, context_tokens: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: 'lognormal:mean=500,p99=4000' },
+  { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, gpu_bandwidth_bytes_per_s: 1e12, gpu_dense_tflops: 165, context_tokens: 8192, set: { num_key_value_heads: 4 } },
 ];
 
 test('plan: the module and the CLI print the same JSON', () => {
   for (const s of SCENARIOS) assert.deepEqual(kv.plan(s), cli('plan', s), JSON.stringify(s));
 });
 
+test('the command line the module writes for a request gives the same report', () => {
+  for (const s of SCENARIOS) {
+    const args = kv.commandLine('plan', s);
+    assert.equal(args[0], 'plan');
+    const run = spawnSync(cliPath, [...args, '--json'], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.deepEqual(JSON.parse(run.stdout), kv.plan(s), args.join(' '));
+  }
+  assert.deepEqual(kv.commandLine('plan', SCENARIOS[5]), ['plan', '--model', 'mistral-7b-v0.1', '--kv-dtype', 'q8_0',
+    '--weight-dtype', 'q4_k_m', '--context', '8192', '--engine', 'llama.cpp', '--gpu', 'rtx-4090', '--parallel', '4']);
+  assert.deepEqual(kv.commandLine('plan', SCENARIOS[0]).slice(-4), ['--gpu-memory', '24GB', '--max-model-len', '131072']);
+});
+
 test('sweep and estimate: the same JSON as the CLI', () => {
-  for (const s of SCENARIOS.slice(0, 4)) assert.deepEqual(kv.sweep({ ...s, points: 16 }), cli('sweep', { ...s, points: 16 }));
+  for (const s of SCENARIOS.slice(0, 4)) {
+    const r = { ...s, sweep: { points: 16 } };
+    assert.deepEqual(kv.sweep(r), cli('sweep', r));
+  }
   const why = { model: 'llama-3.1-8b', prompt_tokens: 5, output_tokens: 64 };
   assert.deepEqual(kv.estimate(why), cli('estimate', why));
 });
@@ -41,6 +54,8 @@ test('catalogues: the same lists as the CLI', () => {
   assert.deepEqual(kv.models(), cli('models', {}));
   assert.deepEqual(kv.gpus(), cli('gpus', {}));
   assert.deepEqual(kv.dtypes(), cli('dtypes', {}));
+  const listed = (args) => JSON.parse(execFileSync(cliPath, [...args, '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(kv.gpus(), listed(['gpus']));
 });
 
 test('config.json import: every fixture gives the CLI --config answer', () => {
@@ -56,7 +71,7 @@ test('config.json import: every fixture gives the CLI --config answer', () => {
 
 test('seed numbers through the API: bytes per token from the model shape', () => {
   assert.equal(kv.estimate({ model: 'llama-2-7b', kv_dtype: 'fp16' }).kv_bytes_per_token, 524288);
-  const gqa = kv.estimate({ model: 'llama-3.1-8b', context: 131072 });
+  const gqa = kv.estimate({ model: 'llama-3.1-8b', context_tokens: 131072 });
   assert.equal(gqa.kv_bytes_per_token, 131072);
   assert.equal(gqa.kv_bytes_per_sequence, 16 * 2 ** 30);
   assert.equal(kv.estimate({ model: 'llama-3.1-8b', kv_dtype: 'fp8' }).kv_bytes_per_token, 65536);
@@ -69,11 +84,16 @@ test('seed numbers through the API: bytes per token from the model shape', () =>
 });
 
 const BAD = [
-  [{ model: 'llama-3.1-8b', context: '-5' }, 'invalid_value', '--context'],
-  [{ model: 'llama-3.1-8b', context: String(10 ** 15) }, 'out_of_range', null],
-  [{ model: 'llama-3.1-8b', batch: '-1' }, 'invalid_value', '--batch'],
-  [{ model: 'llama-3.1-8b', kv_dtype: 'fp7' }, 'invalid_value', '--kv-dtype'],
-  [{ model: '<script>alert(1)</script>' }, 'unknown_id', '--model'],
+  [{ model: 'llama-3.1-8b', context_tokens: -5 }, 'invalid_value', 'context_tokens'],
+  [{ model: 'llama-3.1-8b', context_tokens: '4096' }, 'invalid_value', 'context_tokens'],
+  [{ model: 'llama-3.1-8b', context_tokens: 10 ** 15 }, 'out_of_range', null],
+  [{ model: 'llama-3.1-8b', batch: -1 }, 'invalid_value', 'batch'],
+  [{ model: 'llama-3.1-8b', batch: 1.5 }, 'invalid_value', 'batch'],
+  [{ model: 'llama-3.1-8b', kv_dtype: 'fp7' }, 'invalid_value', 'kv_dtype'],
+  [{ model: 'llama-3.1-8b', context: 4096 }, 'invalid_value', 'context'],
+  [{ model: 'llama-3.1-8b', engine: 'vllm' }, 'invalid_value', 'engine'],
+  [{ model: 'llama-3.1-8b', config: { text: '{}' } }, 'invalid_value', 'model'],
+  [{ model: '<script>alert(1)</script>' }, 'unknown_id', 'model'],
   [{ config: { name: 'broken.json', text: '{"num_hidden_layers": 32,' } }, 'invalid_json', 'config'],
   [{ config: { name: 'zero.json', text: '{"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 0}' } }, null, 'num_attention_heads'],
   [{ config: { name: 'huge.json', text: '{"num_hidden_layers": 1000000000000, "hidden_size": 4096, "num_attention_heads": 32}' } }, null, 'num_hidden_layers'],
@@ -100,9 +120,22 @@ test('the module is loaded once and shared', async () => {
   assert.equal(client.instantiations, 1);
 });
 
-test('toArgs: keys become flags, arrays repeat, empty values drop', () => {
-  assert.deepEqual(toArgs({ gpu_memory_utilization: 0.95, set: ['a=1', 'b=2'], batch: null, json: false, no_kv_unified: true }),
-    ['--gpu-memory-utilization', '0.95', '--set', 'a=1', '--set', 'b=2', '--no-kv-unified']);
+test('a plan request names the key of a bad value, nested keys included', () => {
+  const bad = [
+    [{ vllm: { gpu_memory_utilization: 1.5 } }, 'vllm.gpu_memory_utilization'],
+    [{ vllm: { gpu_memory_utilizaton: 0.9 } }, 'vllm.gpu_memory_utilizaton'],
+    [{ tensor_parallel: 3 }, 'tensor_parallel'],
+    [{ gpu: 'nope' }, 'gpu'],
+    [{ sweep: { points: 8 } }, 'sweep.points'],
+    [{ llama_cpp: { tensor_split: [1, -1] } }, 'llama_cpp.tensor_split'],
+  ];
+  for (const [change, field] of bad) {
+    const request = { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, ...change };
+    assert.throws(() => kv.plan(request), (e) => e.field === field, JSON.stringify(change));
+    const a = cliAnswer('plan', request);
+    assert.equal(a.status, 2);
+    assert.equal(a.json.error.field, field, 'the CLI reading a request file names the same key');
+  }
 });
 
 // A seeded PRNG (mulberry32), so a failing option set is the same on every run.
@@ -115,9 +148,9 @@ function mulberry32(seed) {
   };
 }
 
-// Option sets over the catalogues the module itself lists; about one in five is refused (an
-// unknown id, TP that does not divide, no GPU, a bad number).
-function randomOptions(random) {
+// Requests over the catalogues the module itself lists; about one in five is refused (an unknown
+// id, TP that does not divide, no GPU, a bad number).
+function randomRequest(random) {
   const pick = (list) => list[Math.floor(random() * list.length)];
   const chance = (p) => random() < p;
   const tokens = (max) => Math.max(1, Math.round(Math.exp(random() * Math.log(max))));
@@ -126,52 +159,57 @@ function randomOptions(random) {
   const command = pick(['plan', 'plan', 'plan', 'sweep', 'estimate', 'estimate']);
   const o = { model: chance(0.03) ? 'no-such-model' : pick(models) };
   if (chance(0.6)) o.kv_dtype = pick([...dtypes.kv.map((d) => d.name), 'auto', 'fp7']);
-  o.context = chance(0.03) ? pick(['0', '-5', String(10 ** 15)]) : tokens(1 << 20);
+  o.context_tokens = chance(0.03) ? pick([0, -5, 10 ** 15]) : tokens(1 << 20);
   if (chance(0.4)) o.batch = tokens(1024);
-  if (chance(0.2)) o.block_size = pick([1, 16, 32, 256]);
-  if (chance(0.2)) o.shared_prefix = Math.floor(random() * Number(o.context));
-  if (command === 'estimate') return { command, options: o };
+  if (chance(0.2)) o.block_size_tokens = pick([1, 16, 32, 256]);
+  if (chance(0.2)) o.shared_prefix_tokens = Math.floor(random() * Math.max(1, o.context_tokens));
+  if (command === 'estimate') return { command, request: o };
   o.engine = pick(['plain', 'vllm', 'sglang', 'tensorrt-llm', 'llama.cpp', 'llama.cpp', 'bogus']);
   const memory = random();
   if (memory < 0.6) o.gpu = pick(kv.gpus().gpus.map((g) => g.id));
-  else if (memory < 0.9) o.gpu_memory = pick(['16GB', '24GB', '48GB', '80GB', '192GB']);
-  else if (memory < 0.97) o.kv_memory = pick(['8GiB', '40GB']);
+  else if (memory < 0.9) o.gpu_memory_bytes = pick([16e9, 24e9, 48e9, 80e9, 192e9]);
+  else if (memory < 0.97) o.kv_memory_bytes = pick([8 * 2 ** 30, 40e9]);
   if (chance(0.3)) o.weight_dtype = pick(dtypes.weight.map((d) => d.name));
-  if (chance(0.4)) o.tp = pick([1, 2, 4, 8, 3]);
-  if (chance(0.2)) o.pp = pick([1, 2, 3]);
+  if (chance(0.4)) o.tensor_parallel = pick([1, 2, 4, 8, 3]);
+  if (chance(0.2)) o.pipeline_parallel = pick([1, 2, 3]);
   if (chance(0.1)) o.gpus = pick([8, 16, 12]);
   if (chance(0.5)) o.max_model_len = tokens(1 << 20);
-  if (chance(0.2)) o.gpu_memory_utilization = pick([0.5, 0.8, 0.95, 1, 1.2]);
-  if (o.engine === 'llama.cpp' && chance(0.5)) o.parallel = pick([1, 4, 16]);
-  if (chance(0.1)) o.gpu_bandwidth = pick(['1TB/s', '3.35TB/s']);
+  if (chance(0.2)) o.vllm = { gpu_memory_utilization: pick([0.5, 0.8, 0.95, 1, 1.2]) };
+  if (o.engine === 'llama.cpp' && chance(0.5)) o.llama_cpp = { parallel: pick([1, 4, 16]) };
+  if (chance(0.1)) o.gpu_bandwidth_bytes_per_s = pick([1e12, 3.35e12]);
   if (chance(0.1)) {
     o.prompt_lengths = pick(['4096', 'uniform:512-8192', 'lognormal:mean=2000,p99=16000']);
     o.output_lengths = pick(['256', 'uniform:10-900']);
   }
-  if (command === 'sweep') o.points = 2 + Math.floor(random() * 24);
-  return { command, options: o };
+  if (command === 'sweep') o.sweep = { points: 2 + Math.floor(random() * 24) };
+  return { command, request: o };
 }
 
-test('random plan, sweep and estimate options: the module and the CLI agree', (t) => {
+test('random plan, sweep and estimate requests: the module, the CLI and its flags agree', (t) => {
   const random = mulberry32(20261202);
   let refused = 0;
   for (let i = 0; i < 200; ++i) {
-    const { command, options } = randomOptions(random);
-    const label = `${i}: ${command} ${JSON.stringify(options)}`;
-    const run = spawnSync(cliPath, [command, ...toArgs(options), '--json'], { encoding: 'utf8' });
-    const expected = JSON.parse(run.stdout);
-    if (run.status === 0) {
-      assert.deepEqual(kv[command](options), expected, label);
+    const { command, request } = randomRequest(random);
+    const label = `${i}: ${command} ${JSON.stringify(request)}`;
+    const expected = cliAnswer(command, request);
+    let flags = null;  // the same request written as flags, when the module accepts it
+    try { flags = kv.commandLine(command, request); } catch (e) { assert.ok(e instanceof KvscopeError, label); }
+    const byFlags = flags && spawnSync(cliPath, [...flags, '--json'], { encoding: 'utf8' });
+    if (expected.status === 0) {
+      assert.deepEqual(kv[command](request), expected.json, label);
+      assert.equal(byFlags.status, 0, `${flags.join(' ')}: ${byFlags.stderr}`);
+      assert.deepEqual(JSON.parse(byFlags.stdout), expected.json, flags.join(' '));
       continue;
     }
     ++refused;
-    assert.equal(run.status, 2, label);
-    assert.throws(() => kv[command](options), (e) => {
+    assert.equal(expected.status, 2, label);
+    assert.throws(() => kv[command](request), (e) => {
       assert.ok(e instanceof KvscopeError, String(e));
-      assert.equal(e.code, expected.error.code, label);
-      assert.equal(e.field, expected.error.field, label);
+      assert.equal(e.code, expected.json.error.code, label);
+      assert.equal(e.field, expected.json.error.field, label);
       return true;
     }, label);
+    if (byFlags) assert.equal(byFlags.status, 2, `${flags.join(' ')} is refused too`);
   }
   // Both branches are exercised.
   assert.ok(refused > 10 && refused < 150, `${refused} of 200 refused`);

@@ -8,7 +8,7 @@ import { siteDir } from '../paths.mjs';
 
 const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
 const wasmBinary = readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm'));
-const scenario = { model: 'llama-3.1-8b', gpu_memory: '24GB', max_model_len: 131072 };
+const scenario = { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, max_model_len: 131072 };
 
 test('after a trap the instance is dropped and a fresh one answers the same', async () => {
   const kv = await client.loadKvscope({ wasmBinary });
@@ -18,7 +18,7 @@ test('after a trap the instance is dropped and a fresh one answers the same', as
   }
   assert.deepEqual(kv.plan(scenario), good, 'errors as values leave the module answering');
   // A trap inside the instance reaches JS as an exception from the binding.
-  kv.module.runCommand = () => { throw new WebAssembly.RuntimeError('unreachable'); };
+  kv.module.plan = () => { throw new WebAssembly.RuntimeError('unreachable'); };
   assert.throws(() => kv.plan(scenario), (e) => e instanceof client.KvscopeError && e.code === 'internal_error');
   assert.throws(() => kv.estimate({ model: 'llama-2-7b' }), /load it again/, 'the dropped instance refuses');
   const fresh = await client.loadKvscope({ wasmBinary });

@@ -6,7 +6,7 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, ENGINES, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planOptions, quote, whyCacheOptions } from '../js/state.js';
+import { DEFAULTS, ENGINES, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, whyCacheRequest } from '../js/state.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';
@@ -112,13 +112,13 @@ export class KvCacheExplorer extends HTMLElement {
 
   /** The core's answer for the view: one plan, or several (context-sweep, compare), or an estimate. */
   compute(kv, { state, view }) {
-    if (view === 'projections') return kv.estimate(whyCacheOptions(state));
+    if (view === 'projections') return kv.estimate(whyCacheRequest(state));
     if (view === 'context-sweep') {
       const contexts = (this.getAttribute('contexts') ?? '4096,8192,32768,131072').split(/[\s,]+/).filter(Boolean);
       return contexts.map((c) => {
         const checked = checkField('context', c);
         if (!checked.ok) throw new KvscopeError('invalid_value', 'contexts', `contexts: ${checked.message.replace(/^[a-z_]+: /, '')}`);
-        return kv.plan(planOptions({ ...state, context: checked.value }));
+        return kv.plan(planRequest({ ...state, context: checked.value }));
       });
     }
     if (view === 'compare') {
@@ -130,10 +130,10 @@ export class KvCacheExplorer extends HTMLElement {
         if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);
         const scenario = { ...state };
         for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
-        return { hash, label: labels[i] || `scenario ${i + 1}`, report: kv.plan(planOptions(scenario)) };
+        return { hash, label: labels[i] || `scenario ${i + 1}`, report: kv.plan(planRequest(scenario)) };
       });
     }
-    return kv.plan(planOptions(state));
+    return kv.plan(planRequest(state));
   }
 
   answerView({ state, view }, result, fmt) {

@@ -4,7 +4,7 @@
 import { loadKvscope, KvscopeError } from './kvscope-client.js';
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { parseHash, planOptions, sweepOptions, toHash, whyCacheOptions } from './state.js';
+import { parseHash, planRequest, sweepRequest, toHash, whyCacheRequest } from './state.js';
 import { cliCommand, engineCommand } from './commands.js';
 import { drawMeasured, drawSweeps, resetCharts } from './charts.js';
 import { efficiencyOf, loadMeasured, recordsFor } from './measured.js';
@@ -16,7 +16,7 @@ import { whyCacheView } from './views/why-cache.js';
 import { shareView } from './views/share.js';
 import { $, clearInputError, errorLine, page, setUpdate, showInputError } from './page.js';
 import {
-  FLAG_TO_CONTROL, contextLimitText, fillCatalogues, fillModels, wireControls, writeControls,
+  controlOfField, contextLimitText, fillCatalogues, fillModels, wireControls, writeControls,
 } from './controls.js';
 import { wireConfigSources } from './config-sources.js';
 import { runWhatIf, wireWhatIf } from './levers.js';
@@ -28,18 +28,18 @@ function fmt() { return makeFormat(page.state.units); }
 // ---- running the core ---------------------------------------------------------------------
 
 function compute(withSweeps) {
-  const plan = page.kv.plan(planOptions(page.state));
-  const sweeps = withSweeps ? page.kv.sweep(sweepOptions(page.state)) : null;
-  return { plan, sweeps, why: whyCache(whyCacheOptions(page.state)) };
+  const plan = page.kv.plan(planRequest(page.state));
+  const sweeps = withSweeps ? page.kv.sweep(sweepRequest(page.state)) : null;
+  return { plan, sweeps, why: whyCache(whyCacheRequest(page.state)) };
 }
 
 // The projection count depends on few inputs: computed again only when they change.
 let whyMemo = { key: '', value: null };
-function whyCache(options) {
-  const key = JSON.stringify(options);
+function whyCache(request) {
+  const key = JSON.stringify(request);
   if (whyMemo.key !== key) {
     let value;
-    try { value = page.kv.estimate(options); } catch (e) { value = e; }
+    try { value = page.kv.estimate(request); } catch (e) { value = e; }
     whyMemo = { key, value };
   }
   return whyMemo.value;
@@ -58,7 +58,7 @@ function update({ pushHash = true, sweeps = true } = {}) {
     render();
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
-    showInputError(e.message, FLAG_TO_CONTROL[e.field] ?? (e.field.startsWith('--') ? null : 'config-text'));
+    showInputError(e.message, controlOfField(e.field));
     if (e.code === 'internal_error') reload();
   }
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
@@ -90,7 +90,7 @@ function render() {
   showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
   showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
   showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
-  const texts = { permalink: permalink(), cli: cliCommand(page.state), engine: engineCommand(page.state, plan, hfIdOf(page.state)) };
+  const texts = { permalink: permalink(), cli: cliCommand(page.kv, page.state), engine: engineCommand(page.state, plan, hfIdOf(page.state)) };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
   renderMeasured();

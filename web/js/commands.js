@@ -1,15 +1,14 @@
 // The same scenario as text: the kvscope command that reproduces the page's numbers, the engine's
 // launch flags, and the exports (JSON, CSV, Markdown).
-import { toArgs } from './kvscope-client.js';
-import { DEFAULTS, mtpConfig, planOptions, shellWord } from './state.js';
+import { DEFAULTS, mtpConfig, planRequest, shellWord } from './state.js';
 
-/** `kvscope plan ...` for the state; a pasted config is read from a file of its name. */
-export function cliCommand(state) {
-  const options = planOptions(state);
-  // Files are named as the user has them beside each other.
-  if (options.config) options.config = { name: state.config_name || 'config.json', text: '' };
-  if (options.weights_index) options.weights_index = { name: 'model.safetensors.index.json', text: '' };
-  return ['kvscope', 'plan', ...toArgs(options)].map(shellWord).join(' ');
+/**
+ * `kvscope plan ...` for the state, as the core writes the request's flags; a pasted config is
+ * read from a file of its name.
+ * @param {import('./kvscope-client.js').Kvscope} kv
+ */
+export function cliCommand(kv, state) {
+  return ['kvscope', ...kv.commandLine('plan', planRequest(state))].map(shellWord).join(' ');
 }
 
 // The engines' own KV dtype names (vLLM --kv-cache-dtype, SGLang --kv-cache-dtype, llama.cpp -ctk).
@@ -29,7 +28,7 @@ export function engineCommand(state, report, hfId) {
     case 'vllm':
       if (state.allow_long_context === 1) add('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1');
       add('vllm', 'serve', model, '--max-model-len', state.context, '--gpu-memory-utilization', state.gpu_memory_utilization);
-      if (state.mtp_tokens > 0) add('--speculative-config', mtpConfig(state.mtp_tokens));
+      if (state.mtp_tokens > 0) add('--speculative-config', JSON.stringify(mtpConfig(state.mtp_tokens)));
       if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', VLLM_KV[kv] ?? kv);
       if (state.tp > 1) add('--tensor-parallel-size', state.tp);
       if (state.pp > 1) add('--pipeline-parallel-size', state.pp);

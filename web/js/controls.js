@@ -18,21 +18,33 @@ export const BOUND = [
   ['output-tokens', 'output_tokens'], ['theme', 'theme'], ['set', 'set'], ['weights-gb', 'weights_gb'],
   ['mtp-tokens', 'mtp_tokens'],
 ];
-// CLI flags and core fields that name a control, for error highlighting.
-export const FLAG_TO_CONTROL = {
-  '--model': 'model', '--config': 'config-text', '--gpu': 'gpu', '--gpu-memory': 'gpu-memory-gb',
-  '--gpu-bandwidth': 'gpu-bandwidth-tbs', '--gpu-tflops': 'gpu-tflops', '--gpus': 'gpus', '--tp': 'tp',
-  '--pp': 'pp', '--engine': 'engine', '--gpu-memory-utilization': 'gpu-memory-utilization',
-  '--block-size': 'block-size', '--mem-fraction-static': 'mem-fraction-static',
-  '--mamba-full-memory-ratio': 'mamba-full-memory-ratio',
-  '--free-gpu-memory-fraction': 'free-gpu-memory-fraction', '--parallel': 'parallel',
-  '--overhead': 'overhead-gb', '--kv-dtype': 'kv-dtype', '--weight-dtype': 'weight-dtype',
-  '--context': 'context', '--max-model-len': 'context', '--batch': 'batch',
-  '--shared-prefix': 'shared-prefix', '--prompt-lengths': 'prompt-lengths',
-  '--output-lengths': 'output-lengths', '--prompt-tokens': 'prompt-tokens', '--output-tokens': 'output-tokens',
-  '--set': 'set', '--weights-bytes': 'weights-gb', '--weights-index': 'index-file',
-  'speculative_config.method': 'mtp-tokens', 'speculative_config.num_speculative_tokens': 'mtp-tokens',
+// Request keys that name a control, for error highlighting.
+export const KEY_TO_CONTROL = {
+  model: 'model', config: 'config-text', gpu: 'gpu', gpu_memory_bytes: 'gpu-memory-gb',
+  gpu_bandwidth_bytes_per_s: 'gpu-bandwidth-tbs', gpu_dense_tflops: 'gpu-tflops', gpus: 'gpus',
+  tensor_parallel: 'tp', pipeline_parallel: 'pp', engine: 'engine',
+  'vllm.gpu_memory_utilization': 'gpu-memory-utilization', block_size_tokens: 'block-size',
+  'sglang.mem_fraction_static': 'mem-fraction-static',
+  'sglang.mamba_full_memory_ratio': 'mamba-full-memory-ratio',
+  'tensorrt_llm.free_gpu_memory_fraction': 'free-gpu-memory-fraction', 'llama_cpp.parallel': 'parallel',
+  overhead_bytes: 'overhead-gb', kv_dtype: 'kv-dtype', weight_dtype: 'weight-dtype',
+  context_tokens: 'context', max_model_len: 'context', batch: 'batch',
+  shared_prefix_tokens: 'shared-prefix', prompt_lengths: 'prompt-lengths',
+  output_lengths: 'output-lengths', prompt_tokens: 'prompt-tokens', output_tokens: 'output-tokens',
+  set: 'set', weights_bytes: 'weights-gb', weights_index: 'index-file',
+  'weights_index.metadata.total_size': 'index-file',
+  speculative_config: 'mtp-tokens', 'speculative_config.method': 'mtp-tokens',
+  'speculative_config.num_speculative_tokens': 'mtp-tokens',
 };
+
+// Request keys without a control of their own; any other field is a path into the config.json.
+const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|sweep)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|)$/;
+
+/** The control an error's field names: a request key's, else the config text's; null for none. */
+export function controlOfField(field) {
+  if (KEY_TO_CONTROL[field]) return KEY_TO_CONTROL[field];
+  return UNBOUND_KEY.test(field) ? null : 'config-text';
+}
 
 export function writeControls() {
   // Only what differs is written: setting an input's value invalidates its layout.

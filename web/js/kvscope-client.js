@@ -1,14 +1,16 @@
-// The one importer of the WebAssembly module: loads it once, runs kvscope commands, returns plain
-// objects and throws KvscopeError (code, field) for every error the core reports.
-// The commands and their options are the CLI's (`kvscope --help`), so the page, the node tests
-// and the command line share one vocabulary and produce the same JSON.
+// The one importer of the WebAssembly module: loads it once, sends kvscope.request/1 objects,
+// returns the reports as plain objects and throws KvscopeError (code, field) for every error the
+// core reports. A request's keys are the core's (`kvscope --help` lists each beside its flag), so
+// the page, the node tests and the command line produce the same JSON for the same request.
+// Types: kvscope.d.ts beside this file.
 
 /** An error the core reported, or an internal failure of the module. */
 export class KvscopeError extends Error {
   /**
    * @param {string} code  invalid_value | invalid_json | missing_field | out_of_range |
    *                       unsupported | unknown_id | internal_error
-   * @param {string} field the input it concerns: a CLI flag ("--context") or a config.json path
+   * @param {string} field the input it concerns: a request key ("context_tokens",
+   *                      "vllm.gpu_memory_utilization") or a config.json path
    * @param {string} message one line, naming the field
    */
   constructor(code, field, message) {
@@ -17,49 +19,6 @@ export class KvscopeError extends Error {
     this.code = code;
     this.field = field;
   }
-}
-
-/**
- * Options of a command: keys are the CLI's flags without dashes, in snake_case
- * ({gpu_memory_utilization: 0.95} is --gpu-memory-utilization 0.95). `true` is a bare switch,
- * an array repeats the flag (set: ['sliding_window=4096']), null/undefined/false are left out.
- * A file option (`config`, `weights_index`, `quantization_config`) is {name, text}: the file's
- * content itself, in place of a path.
- * @typedef {Record<string, string|number|boolean|string[]|null|undefined|{name: string, text: string}>} CommandOptions
- */
-
-/**
- * The CLI arguments for a command's options, in a stable order (the object's key order).
- * @param {CommandOptions} options
- * @returns {string[]}
- */
-export function toArgs(options) {
-  const args = [];
-  for (const [key, value] of Object.entries(options)) {
-    if (value === null || value === undefined || value === false) continue;
-    const flag = `--${key.replace(/_/g, '-')}`;
-    if (isFile(value)) args.push(flag, String(value.name || key));
-    else if (value === true) args.push(flag);
-    else if (Array.isArray(value)) for (const v of value) args.push(flag, String(v));
-    else args.push(flag, String(value));
-  }
-  return args;
-}
-
-/** @returns {value is {name: string, text: string}} */
-function isFile(value) { return typeof value === 'object' && !Array.isArray(value) && 'text' in value; }
-
-/**
- * The files a command's options carry, by the name its flag gives.
- * @param {CommandOptions} options
- * @returns {Record<string, string>}
- */
-export function filesOf(options) {
-  const files = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (value && isFile(value)) files[String(value.name || key)] = String(value.text);
-  }
-  return files;
 }
 
 const moduleUrl = new URL('./wasm/kvscope_module.mjs', import.meta.url);
@@ -93,37 +52,50 @@ export class Kvscope {
     this.dead = false;
   }
 
-  /** KV bytes per token, per sequence and per layer group (kvscope.report/1). */
-  estimate(options) { return this.run('estimate', options); }
-  /** The engine's budget on a card, capacity, start-up verdict, roofline (kvscope.report/1). */
-  plan(options) { return this.run('plan', options); }
-  /** Chart series over context and batch (kvscope.sweeps/1). */
-  sweep(options) { return this.run('sweep', options); }
-  /** The model catalogue (kvscope.models/1), each with its config.json. */
-  models() { return this.run('models', {}); }
-  /** The GPU catalogue (kvscope.gpus/1). */
-  gpus() { return this.run('gpus', {}); }
-  /** KV and weight dtypes with their storage cost (kvscope.dtypes/1). */
-  dtypes() { return this.run('dtypes', {}); }
+  /** @param {import('./kvscope').EstimateRequest} request @returns {import('./kvscope').EstimateReport} */
+  estimate(request) { return this.call('estimate', request); }
+  /** @param {import('./kvscope').PlanRequest} request @returns {import('./kvscope').PlanReport} */
+  plan(request) { return this.call('plan', request); }
+  /** @param {import('./kvscope').SweepRequest} request @returns {import('./kvscope').SweepsReport} */
+  sweep(request) { return this.call('sweep', request); }
+  /** @returns {import('./kvscope').ModelCatalogue} */
+  models() { return this.call('models', {}); }
+  /** @returns {import('./kvscope').GpuCatalogue} */
+  gpus() { return this.call('gpus', {}); }
+  /** @returns {import('./kvscope').DtypeCatalogue} */
+  dtypes() { return this.call('dtypes', {}); }
   /**
    * Imports a config.json: the model shape, its layer groups and every assumption made.
    * @param {string} text  the file's content
    * @param {string} [name] shown in errors
    */
   importConfig(text, name = 'config.json') {
-    return this.run('estimate', { config: { name, text } });
+    return this.estimate({ config: { name, text } });
+  }
+  /**
+   * The `kvscope` arguments (command first) that answer the same request; files by their name.
+   * @param {'estimate'|'plan'|'sweep'} command @param {import('./kvscope').PlanRequest} request
+   * @returns {string[]}
+   */
+  commandLine(command, request) {
+    return this.answer(() => this.module.commandLine(command, JSON.stringify(request)));
   }
 
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
-   * @param {string} command estimate | plan | sweep | models | gpus | dtypes
-   * @param {CommandOptions} options
+   * @param {'estimate'|'plan'|'sweep'|'models'|'gpus'|'dtypes'} command
+   * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
-  run(command, options) {
+  call(command, request) {
+    return this.answer(() => this.module[command](JSON.stringify(request)));
+  }
+
+  /** @param {() => {status: number, json: string, message: string}} run */
+  answer(run) {
     if (this.dead) throw new KvscopeError('internal_error', '', 'the module failed; load it again');
     let result;
     try {
-      result = this.module.runCommand(command, toArgs(options), filesOf(options));
+      result = run();
     } catch (e) {
       this.fail();  // a trap leaves the instance's memory in an unknown state
       throw new KvscopeError('internal_error', '', `module failure: ${e && e.message ? e.message : e}`);

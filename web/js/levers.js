@@ -1,7 +1,7 @@
 // What if: each lever applied to the current scenario on its own, and the chart of them.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { planOptions } from './state.js';
+import { planRequest } from './state.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
 import { $, page } from './page.js';
@@ -25,7 +25,7 @@ export function runWhatIf() {
   page.whatIfOpen = true;
   const results = levers().map((lever) => {
     try {
-      return { ...lever, report: page.kv.plan(planOptions({ ...page.state, ...(lever.change ?? {}) }, lever.set ?? [])) };
+      return { ...lever, report: page.kv.plan(planRequest({ ...page.state, ...(lever.change ?? {}) }, lever.set ?? [])) };
     } catch (e) {
       if (!(e instanceof KvscopeError)) throw e;
       return { ...lever, error: e.message };

@@ -1,7 +1,7 @@
 // Pinned scenarios: up to four permalinks kept in the state, compared side by side.
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { DEFAULTS, parseHash, planOptions, toHash } from './state.js';
+import { DEFAULTS, parseHash, planRequest, toHash } from './state.js';
 import { compareView } from './views/compare.js';
 import { $, page, update } from './page.js';
 
@@ -19,7 +19,7 @@ export function renderPins() {
     const pinned = hashes.map((hash) => {
       const { state: s, errors } = parseHash(hash);
       if (errors.length) return { hash, error: errors[0] };
-      try { return { hash, report: page.kv.plan(planOptions(s)) }; } catch (e) { return { hash, error: e.message }; }
+      try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) { return { hash, error: e.message }; }
     });
     return compareView(pinned, makeFormat(page.state.units), {
       onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },

@@ -1,5 +1,6 @@
 // The page's state: its fields, their defaults (the article-2 story), their checks, and the two
-// translations out of it: the URL hash (a permalink) and the kvscope command options.
+// translations out of it: the URL hash (a permalink) and the kvscope.request/1 objects.
+import { KvscopeError } from './kvscope-client.js';
 
 /** Engines, their labels, and which knobs each one reads. */
 export const ENGINES = {
@@ -131,57 +132,75 @@ export function toHash(state) {
   return params.toString();
 }
 
-/** What the CLI calls the model source: a catalogue id or an in-memory config.json. */
+/** The request's model source: a catalogue id or an in-memory config.json. */
 function modelSource(s) {
   return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
 }
 
 /**
- * `kvscope plan` options for a state (plus what-if overrides `set`).
+ * The kvscope.request/1 of `plan` for a state (plus what-if overrides `set`).
  * @param {typeof DEFAULTS} s
- * @param {string[]} [set] --set FIELD=VALUE what-ifs
+ * @param {string[]} [set] FIELD=VALUE what-ifs
+ * @returns {import('./kvscope').PlanRequest}
  */
-export function planOptions(s, set = []) {
+export function planRequest(s, set = []) {
   const knobs = ENGINES[s.engine].knobs;
   const custom = s.gpu === 'custom';
-  const overrides = [...splitSet(s.set), ...set];
+  const overrides = overridesOf([...splitSet(s.set), ...set]);
+  const knob = (name, value) => (knobs.includes(name) ? value : null);
   return {
     ...modelSource(s),
     gpu: custom ? null : s.gpu,
-    gpu_memory: custom ? `${s.gpu_memory_gb}GB` : null,
-    gpu_bandwidth: custom && s.gpu_bandwidth_tbs > 0 ? `${s.gpu_bandwidth_tbs}TB/s` : null,
-    gpu_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
+    gpu_memory_bytes: custom ? Math.round(s.gpu_memory_gb * 1e9) : null,
+    gpu_bandwidth_bytes_per_s: custom && s.gpu_bandwidth_tbs > 0 ? Math.round(s.gpu_bandwidth_tbs * 1e12) : null,
+    gpu_dense_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
     gpus: s.gpus > s.tp * s.pp ? s.gpus : null,
-    tp: s.tp > 1 ? s.tp : null,
-    pp: s.pp > 1 ? s.pp : null,
+    tensor_parallel: s.tp,
+    pipeline_parallel: s.pp,
     engine: s.engine,
-    gpu_memory_utilization: knobs.includes('gpu_memory_utilization') ? s.gpu_memory_utilization : null,
-    block_size: knobs.includes('block_size') && s.block_size > 0 ? s.block_size : null,
-    mem_fraction_static: knobs.includes('mem_fraction_static') && s.mem_fraction_static > 0 ? s.mem_fraction_static : null,
-    mamba_full_memory_ratio: knobs.includes('mamba_full_memory_ratio') && s.mamba_full_memory_ratio !== DEFAULTS.mamba_full_memory_ratio
-      ? s.mamba_full_memory_ratio : null,
-    free_gpu_memory_fraction: knobs.includes('free_gpu_memory_fraction') ? s.free_gpu_memory_fraction : null,
-    parallel: knobs.includes('parallel') && s.parallel > 1 ? s.parallel : null,
-    overhead: knobs.includes('overhead_gb') && s.overhead_gb > 0 ? `${s.overhead_gb}GB` : null,
-    kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
-    weight_dtype: s.weight_dtype !== 'auto' ? s.weight_dtype : null,
-    weights_bytes: s.weights_gb > 0 ? `${s.weights_gb}GB` : null,
+    block_size_tokens: knob('block_size', s.block_size > 0 ? s.block_size : null),
+    overhead_bytes: knob('overhead_gb', s.overhead_gb > 0 ? Math.round(s.overhead_gb * 1e9) : null),
+    vllm: { gpu_memory_utilization: knob('gpu_memory_utilization', s.gpu_memory_utilization) },
+    sglang: {
+      mem_fraction_static: knob('mem_fraction_static', s.mem_fraction_static > 0 ? s.mem_fraction_static : null),
+      mamba_full_memory_ratio: knob('mamba_full_memory_ratio', s.mamba_full_memory_ratio),
+    },
+    tensorrt_llm: { free_gpu_memory_fraction: knob('free_gpu_memory_fraction', s.free_gpu_memory_fraction) },
+    llama_cpp: { parallel: knob('parallel', s.parallel) },
+    kv_dtype: s.kv_dtype,
+    weight_dtype: s.weight_dtype,
+    weights_bytes: s.weights_gb > 0 ? Math.round(s.weights_gb * 1e9) : null,
     weights_index: s.checkpoint_bytes > 0 && !(s.weights_gb > 0) ? weightsIndex(s.checkpoint_bytes) : null,
     allow_long_context: s.allow_long_context === 1,
     speculative_config: s.mtp_tokens > 0 ? mtpConfig(s.mtp_tokens) : null,
     max_model_len: s.context,
-    context: s.context,
-    batch: s.batch > 1 ? s.batch : null,
-    shared_prefix: s.shared_prefix > 0 ? s.shared_prefix : null,
+    context_tokens: s.context,
+    batch: s.batch,
+    shared_prefix_tokens: s.shared_prefix,
     prompt_lengths: s.prompt_lengths && s.output_lengths ? s.prompt_lengths : null,
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
-    set: overrides.length ? overrides : null,
+    set: Object.keys(overrides).length ? overrides : null,
   };
+}
+
+/**
+ * "FIELD=VALUE" what-ifs as the request's `set` object (VALUE read as JSON, else text).
+ * @param {string[]} list
+ * @returns {Record<string, string>}
+ */
+export function overridesOf(list) {
+  const set = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new KvscopeError('invalid_value', 'set', `set: expected FIELD=VALUE, got ${quote(item)}`);
+    set[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
+  }
+  return set;
 }
 
 /** vLLM's --speculative-config for drafting with the model's own MTP layers. */
 export function mtpConfig(tokens) {
-  return JSON.stringify({ method: 'mtp', num_speculative_tokens: tokens });
+  return { method: 'mtp', num_speculative_tokens: tokens };
 }
 
 /**
@@ -214,17 +233,17 @@ export function splitSet(text) {
   return String(text ?? '').split(';').map((x) => x.trim()).filter(Boolean);
 }
 
-/** `kvscope sweep` options: the plan's, with the page's chart resolution. */
-export function sweepOptions(s) {
-  return { ...planOptions(s), points: 48, min_context: Math.min(512, s.context) };
+/** @returns {import('./kvscope').SweepRequest} the plan's request, with the page's chart resolution. */
+export function sweepRequest(s) {
+  return { ...planRequest(s), sweep: { points: 48, min_context_tokens: Math.min(512, s.context) } };
 }
 
-/** `kvscope estimate` options for the projection count ("why a cache"). */
-export function whyCacheOptions(s) {
+/** @returns {import('./kvscope').EstimateRequest} the projection count ("why a cache"). */
+export function whyCacheRequest(s) {
   return {
     ...modelSource(s),
-    kv_dtype: s.kv_dtype !== 'auto' ? s.kv_dtype : null,
-    context: s.context,
+    kv_dtype: s.kv_dtype,
+    context_tokens: s.context,
     prompt_tokens: s.prompt_tokens,
     output_tokens: s.output_tokens,
   };

@@ -64,6 +64,8 @@ struct PlanInput {
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
   uint64_t weights_bytes = 0;            // fixes the weights (0 = from the parameter count)
   std::string weights_index_json;        // a model.safetensors.index.json: its total_size is exact
+  std::string quantization_config_json;  // an hf_quant_config.json / quantize_config.json beside
+                                         // config.json: its quantization_config
   std::string speculative_config;        // vLLM --speculative-config JSON; empty = none
   std::string gpu_id;                    // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;         // a card of this total memory

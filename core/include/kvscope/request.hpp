@@ -1,0 +1,50 @@
+// `kvscope.request/1`: the inputs of every command as one value, its JSON codec, and the answer
+// to a request as the JSON every front end prints. The CLI (argv), the WebAssembly module and the
+// page all build a Request and call answer(); keys carry their units ("context_tokens",
+// "gpu_memory_bytes") and errors name the key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kvscope/error.hpp"
+#include "kvscope/plan.hpp"
+#include "kvscope/sweeps.hpp"
+
+namespace kvscope {
+
+enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes };
+
+std::string_view command_name(Command command);
+// "estimate", "plan", ...; false when `name` is none of them.
+bool command_named(std::string_view name, Command& out);
+
+struct Request {
+  Command command = Command::kPlan;
+  PlanInput input;  // estimate reads input.model only
+  SweepRange sweep;
+};
+
+inline constexpr const char* kRequestSchema = "kvscope.request/1";
+
+// A kvscope.request/1 object for `command`. Its "command" key, when present, must agree.
+// Unknown keys, keys the command does not read, wrong types and out-of-range values are errors
+// naming the key ("vllm.gpu_memory_utilization").
+Result<Request> request_from_json(std::string_view json, Command command);
+
+// The request as kvscope.request/1: what differs from the defaults, in the field table's order.
+std::string request_to_json(const Request& request);
+
+// A command's answer: status 0 with the report (kvscope.report/1, kvscope.sweeps/1 or a
+// catalogue), 2 with an input error, 70 with an internal failure; json is then the error form.
+struct Answer {
+  int status = 0;
+  std::string json;
+  Error error;
+};
+
+Answer answer(const Request& request);
+Answer answer_json(Command command, std::string_view request_json);
+
+}  // namespace kvscope

@@ -1,0 +1,228 @@
+#include "request_fields.hpp"
+
+namespace kvscope::request_fields {
+namespace {
+
+using R = Request;
+
+// Rows: key, flag, kind, commands, where it lives, metavar, help[, min, max, scale, flag_sets].
+const std::vector<Field> kFields = {
+    // The model and its files.
+    {"model", "--model", Kind::kText, kModelCommands,
+     +[](R& r) -> std::string& { return r.input.model.model_id; }, "ID",
+     "a catalogue model (`kvscope models`); or:"},
+    {"config", "--config", Kind::kFile, kModelCommands,
+     +[](R& r) {
+       return FileRef{&r.input.model.config_name, &r.input.model.config_json};
+     },
+     "FILE", "a config.json (Hugging Face, or Mistral's params.json)"},
+    {"weights_index", "--weights-index", Kind::kFile, kPlanning,
+     +[](R& r) {
+       return FileRef{nullptr, &r.input.weights_index_json};
+     },
+     "FILE", "the checkpoint's model.safetensors.index.json (its total_size is exact)"},
+    {"quantization_config", "--quantization-config", Kind::kFile, kPlanning,
+     +[](R& r) {
+       return FileRef{nullptr, &r.input.quantization_config_json};
+     },
+     "FILE", "an hf_quant_config.json or quantize_config.json beside config.json"},
+    {"set", "--set", Kind::kOverrides, kPlanning,
+     +[](R& r) -> std::vector<std::pair<std::string, std::string>>& { return r.input.overrides; },
+     "FIELD=VALUE", "a config.json what-if (repeatable; VALUE as JSON, else text)"},
+    // Dtypes.
+    {"kv_dtype", "--kv-dtype", Kind::kText, kModelCommands,
+     +[](R& r) -> std::string& { return r.input.model.kv_dtype; }, "T",
+     "KV-cache dtype (`kvscope dtypes`); auto = the model's"},
+    {"state_dtype", "--state-dtype", Kind::kText, kModelCommands,
+     +[](R& r) -> std::string& { return r.input.model.state_dtype; }, "T",
+     "recurrent state dtype (and its convolution part)"},
+    {"ssm_state_dtype", "--ssm-state-dtype", Kind::kText, kModelCommands,
+     +[](R& r) -> std::string& { return r.input.model.ssm_state_dtype; }, "T",
+     "the SSM part of the state; auto = the config's mamba_ssm_dtype or the engine's"},
+    {"weight_dtype", "--weight-dtype", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.weight_dtype; }, "T",
+     "weights as stored; auto = the checkpoint's quantization_config"},
+    // The workload.
+    {"context_tokens", "--context", Kind::kCount, kModelCommands,
+     +[](R& r) -> uint64_t& { return r.input.model.context_tokens; }, "N",
+     "tokens per sequence (default: max_position_embeddings; 128k = 131072)", 1},
+    {"batch", "--batch", Kind::kCount, kModelCommands,
+     +[](R& r) -> uint64_t& { return r.input.model.batch; }, "N", "sequences", 1},
+    {"block_size_tokens", "--block-size", Kind::kCount, kEstimate,
+     +[](R& r) -> uint64_t& { return r.input.model.block_size_tokens; }, "N",
+     "paged-cache block (tokens); default unpaged", 1},
+    {"block_size_tokens", "--block-size", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.block_size_tokens; }, "N",
+     "paged-cache block (tokens); default the engine's", 1},
+    {"shared_prefix_tokens", "--shared-prefix", Kind::kCount, kModelCommands,
+     +[](R& r) -> uint64_t& { return r.input.model.shared_prefix_tokens; }, "N",
+     "tokens of a prefix every sequence shares (prefix caching)"},
+    {"prompt_tokens", "--prompt-tokens", Kind::kCount, kEstimate,
+     +[](R& r) -> uint64_t& { return r.input.model.prompt_tokens; }, "P",
+     "projections counted with and without a cache (with output_tokens)"},
+    {"prompt_tokens", "--prompt-tokens", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.model.prompt_tokens; }, "N",
+     "prefill length for the roofline", 1},
+    {"output_tokens", "--output-tokens", Kind::kCount, kEstimate,
+     +[](R& r) -> uint64_t& { return r.input.model.output_tokens; }, "G",
+     "generated tokens (with prompt_tokens)"},
+    {"prompt_lengths", "--prompt-lengths", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.prompt_lengths; }, "DIST",
+     "prompt length distribution: 4096, uniform:512-8192, lognormal:mean=2000,p99=16000"},
+    {"output_lengths", "--output-lengths", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.output_lengths; }, "DIST",
+     "output length distribution (with prompt_lengths)"},
+    // The card and its layout.
+    {"engine", "--engine", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.engine; }, "ENGINE",
+     "plain | vllm | sglang | tensorrt-llm | llama.cpp"},
+    {"gpu", "--gpu", Kind::kText, kPlanning, +[](R& r) -> std::string& { return r.input.gpu_id; },
+     "ID", "a catalogue GPU (`kvscope gpus`); or:"},
+    {"gpu_memory_bytes", "--gpu-memory", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.gpu_memory_bytes; }, "SIZE",
+     "a card of this memory (24GB, 80GiB); or:"},
+    {"kv_memory_bytes", "--kv-memory", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.kv_memory_bytes; }, "SIZE",
+     "the engine's KV budget itself, per GPU"},
+    {"gpu_bandwidth_bytes_per_s", "--gpu-bandwidth", Kind::kRate, kPlanning,
+     +[](R& r) -> double& { return r.input.gpu_bandwidth_bytes_per_s; }, "RATE",
+     "a custom card's memory bandwidth (3.35TB/s)"},
+    {"gpu_dense_tflops", "--gpu-tflops", Kind::kNumber, kPlanning,
+     +[](R& r) -> double& { return r.input.gpu_dense_flops; }, "F",
+     "a custom card's dense peak, TFLOP/s", 0, UINT64_MAX, 1e12},
+    {"gpus", "--gpus", Kind::kCount, kPlanning, +[](R& r) -> uint64_t& { return r.input.gpus; },
+     "N", "GPUs of this kind (more than tp x pp = data-parallel replicas)", 1},
+    {"tensor_parallel", "--tp", Kind::kCount, kPlanning,
+     +[](R& r) -> uint32_t& { return r.input.tensor_parallel; }, "N", "tensor-parallel size", 1,
+     65536},
+    {"pipeline_parallel", "--pp", Kind::kCount, kPlanning,
+     +[](R& r) -> uint32_t& { return r.input.pipeline_parallel; }, "N", "pipeline stages", 1,
+     65536},
+    // What the engine is told.
+    {"max_model_len", "--max-model-len", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.max_model_len; }, "N",
+     "the longest sequence the engine accepts (default: the engine's for the model)", 1},
+    {"weights_bytes", "--weights-bytes", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.weights_bytes; }, "SIZE",
+     "the weights, fixed (default: from the parameter count)"},
+    {"overhead_bytes", "--overhead", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.overhead_bytes; }, "SIZE",
+     "runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)"},
+    {"allow_long_context", "--allow-long-context", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.allow_long_context; }, "",
+     "as VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)"},
+    {"speculative_config", "--speculative-config", Kind::kJsonText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.speculative_config; }, "JSON",
+     "vLLM's --speculative-config ({\"method\": \"mtp\", \"num_speculative_tokens\": 1})"},
+    // vLLM.
+    {"vllm.gpu_memory_utilization", "--gpu-memory-utilization", Kind::kNumber, kPlanning,
+     +[](R& r) -> double& { return r.input.vllm.gpu_memory_utilization; }, "F",
+     "vLLM: share of the card it may use"},
+    {"vllm.max_num_batched_tokens", "--max-num-batched-tokens", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.vllm.max_num_batched_tokens; }, "N",
+     "vLLM: tokens per step (sizes the activation peak)", 1},
+    {"vllm.disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", Kind::kSwitch,
+     kPlanning, +[](R& r) -> bool& { return r.input.vllm.disable_hybrid_kv_cache_manager; }, "",
+     "vLLM: every layer gets full-length blocks"},
+    {"vllm.mamba_cache_mode", "--mamba-cache-mode", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.vllm.mamba_cache_mode; }, "MODE",
+     "vLLM: recurrent-state caching, none | align | all"},
+    {"vllm.activation_bytes", "--activation-bytes", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.vllm.activation_bytes; }, "SIZE",
+     "vLLM: the profiled activation peak (default: estimated)"},
+    {"vllm.non_torch_bytes", "--non-torch-bytes", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.vllm.non_torch_bytes; }, "SIZE",
+     "vLLM: non-torch memory (default: estimated)"},
+    {"vllm.cudagraph_bytes", "--cudagraph-bytes", Kind::kBytes, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.vllm.cudagraph_bytes; }, "SIZE",
+     "vLLM: CUDA-graph memory that newer releases subtract"},
+    // SGLang.
+    {"sglang.mem_fraction_static", "--mem-fraction-static", Kind::kNumber, kPlanning,
+     +[](R& r) -> double& { return r.input.sglang.mem_fraction_static; }, "F",
+     "SGLang: share for weights and KV (default: its choice for the card)"},
+    {"sglang.mamba_full_memory_ratio", "--mamba-full-memory-ratio", Kind::kNumber, kPlanning,
+     +[](R& r) -> double& { return r.input.sglang.mamba_full_memory_ratio; }, "F",
+     "SGLang: recurrent-state pool against the KV pool"},
+    {"sglang.max_mamba_cache_size", "--max-mamba-cache-size", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.sglang.max_mamba_cache_size; }, "N",
+     "SGLang: recurrent-state slots, fixed", 1},
+    {"sglang.max_running_requests", "--max-running-requests", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.sglang.max_running_requests; }, "N",
+     "SGLang: the request cap", 1},
+    {"sglang.disable_radix_cache", "--disable-radix-cache", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.sglang.disable_radix_cache; }, "",
+     "SGLang: no prefix cache (one state slot per request)"},
+    {"sglang.swa_full_tokens_ratio", "--swa-full-tokens-ratio", Kind::kNumber, kPlanning,
+     +[](R& r) -> double& { return r.input.sglang.swa_full_tokens_ratio; }, "F",
+     "SGLang: sliding-window tokens per full-attention token"},
+    {"sglang.disable_hybrid_swa_memory", "--disable-hybrid-swa-memory", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.sglang.disable_hybrid_swa_memory; }, "",
+     "SGLang: one pool, sliding layers at full length"},
+    // TensorRT-LLM.
+    {"tensorrt_llm.free_gpu_memory_fraction", "--free-gpu-memory-fraction", Kind::kNumber,
+     kPlanning, +[](R& r) -> double& { return r.input.tensorrt_llm.free_gpu_memory_fraction; }, "F",
+     "TensorRT-LLM: share of the free memory for the KV cache"},
+    // llama.cpp.
+    {"llama_cpp.parallel", "--parallel", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.llama_cpp.parallel; }, "N",
+     "llama.cpp: sequences (slots)", 1},
+    {"llama_cpp.ubatch", "--ubatch", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.llama_cpp.ubatch; }, "N",
+     "llama.cpp: physical batch (sizes the compute buffer)", 1},
+    {"llama_cpp.kv_unified", "--no-kv-unified", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.kv_unified; }, "",
+     "llama.cpp: a cache per sequence instead of one shared", 0, UINT64_MAX, 1, false},
+    {"llama_cpp.n_gpu_layers", "--n-gpu-layers", Kind::kCount, kPlanning,
+     +[](R& r) -> uint64_t& { return r.input.llama_cpp.n_gpu_layers; }, "N",
+     "llama.cpp: layers offloaded (-ngl; the output layer counts as one)"},
+    {"llama_cpp.tensor_split", "--tensor-split", Kind::kNumberList, kPlanning,
+     +[](R& r) -> std::vector<double>& { return r.input.llama_cpp.tensor_split; }, "A,B,...",
+     "llama.cpp: layer proportions per device (-ts)"},
+    {"llama_cpp.swa_full", "--swa-full", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.swa_full; }, "",
+     "llama.cpp: sliding layers get full caches"},
+    {"llama_cpp.kv_offload", "--no-kv-offload", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.kv_offload; }, "",
+     "llama.cpp: K/V in host memory (-nkvo)", 0, UINT64_MAX, 1, false},
+    {"llama_cpp.mla_v_cache", "--mla-v-cache", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.mla_v_cache; }, "",
+     "llama.cpp: builds before PR #19067 (an MLA V cache)"},
+    {"llama_cpp.legacy_mla_gguf", "--legacy-mla-gguf", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.legacy_mla_gguf; }, "",
+     "llama.cpp: GGUFs converted before PR #12801 (per-head MLA K/V)"},
+    {"llama_cpp.output_layer_last", "--output-layer-last", Kind::kSwitch, kPlanning,
+     +[](R& r) -> bool& { return r.input.llama_cpp.output_layer_last; }, "",
+     "llama.cpp: builds before PR #18148 (-ngl offloads layers first)"},
+    {"llama_cpp.v_dtype", "--v-dtype", Kind::kText, kPlanning,
+     +[](R& r) -> std::string& { return r.input.llama_cpp.v_dtype; }, "T",
+     "llama.cpp: V-cache dtype (-ctv; default the KV dtype)"},
+    // Sweep ranges.
+    {"sweep.points", "--points", Kind::kCount, kSweep,
+     +[](R& r) -> uint32_t& { return r.sweep.points; }, "N", "points per series", 1, 100000},
+    {"sweep.min_context_tokens", "--min-context", Kind::kCount, kSweep,
+     +[](R& r) -> uint64_t& { return r.sweep.min_context; }, "N", "shortest context charted", 1},
+    {"sweep.max_context_tokens", "--max-context", Kind::kCount, kSweep,
+     +[](R& r) -> uint64_t& { return r.sweep.max_context; }, "N",
+     "longest context charted (default: max_model_len)", 1},
+    {"sweep.max_batch", "--max-batch", Kind::kCount, kSweep,
+     +[](R& r) -> uint64_t& { return r.sweep.max_batch; }, "N",
+     "largest decode batch charted (default: twice what the pool holds)", 1},
+};
+
+}  // namespace
+
+const std::vector<Field>& fields() { return kFields; }
+
+const Field* find_field(std::string_view key, Command command) {
+  for (const Field& f : kFields)
+    if (f.key == key && reads(f.commands, command)) return &f;
+  return nullptr;
+}
+
+const Field* find_any_field(std::string_view key) {
+  for (const Field& f : kFields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+}  // namespace kvscope::request_fields
