@@ -17,7 +17,7 @@ const SGLANG_KV = { fp8: 'fp8_e4m3', fp8_e5m2: 'fp8_e5m2', fp16: 'auto', bf16: '
 
 /**
  * The engine's launch command for the scenario, or null (plain arithmetic has no engine).
- * @param {any} state @param {any} report the plan report (for the model's Hugging Face id)
+ * @param {any} state @param {import('./kvscope').PlanReport} report the plan report (for the model's Hugging Face id)
  */
 export function engineCommand(state, report, hfId) {
   const model = hfId || state.config_name || report.model.id || 'MODEL';

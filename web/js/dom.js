@@ -1,10 +1,12 @@
 // The one way views build elements: createElement + textContent, never HTML strings, so no value
 // (a model name from a config.json, a field from the URL) can become markup or script.
 
+/** @typedef {Node|string|number|null|undefined|false|Array<Node|string|number|null|undefined|false|Array<any>>} Child */
+
 /**
  * @param {string} tag
  * @param {Record<string, any>} [attrs] properties (class, id, ...), `on*` handlers, `data-*`/`aria-*`
- * @param {...(Node|string|number|null|undefined|false)} children strings become text nodes
+ * @param {...Child} children strings become text nodes; arrays are spread
  * @returns {HTMLElement}
  */
 export function h(tag, attrs = {}, ...children) {

@@ -77,7 +77,7 @@ export const DEFAULTS = Object.freeze({
 
 /**
  * Checks one field's value (a string from the URL or a control).
- * @returns {{ok: true, value: any} | {ok: false, message: string}}
+ * @returns {{ok: boolean, value?: any, message?: string}}
  */
 export function checkField(name, raw) {
   const f = FIELDS[name];
@@ -139,7 +139,7 @@ function modelSource(s) {
 
 /**
  * The kvscope.request/1 of `plan` for a state (plus what-if overrides `set`).
- * @param {typeof DEFAULTS} s
+ * @param {Record<string, any>} s a state (DEFAULTS' fields)
  * @param {string[]} [set] FIELD=VALUE what-ifs
  * @returns {import('./kvscope').PlanRequest}
  */
@@ -189,6 +189,7 @@ export function planRequest(s, set = []) {
  * @returns {Record<string, string>}
  */
 export function overridesOf(list) {
+  /** @type {Record<string, string>} */
   const set = {};
   for (const item of list) {
     const eq = item.indexOf('=');
@@ -214,7 +215,7 @@ export function weightsIndex(totalSize) {
 
 /**
  * metadata.total_size of a model.safetensors.index.json's text.
- * @returns {{ok: true, value: number} | {ok: false, message: string}}
+ * @returns {{ok: boolean, value?: number, message?: string}}
  */
 export function indexTotalSize(text) {
   let parsed;

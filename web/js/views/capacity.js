@@ -8,7 +8,7 @@ const LABELS = {
   not_given_to_the_engine: 'held back (utilization < 1)', free: 'free',
 };
 
-/** @param {any} sweeps kvscope.sweeps/1 @param {any} fmt */
+/** @param {import('../kvscope').SweepsReport} sweeps @param {any} fmt */
 export function memoryView(sweeps, fmt, card) {
   const rows = Object.entries(sweeps.memory_breakdown_per_gpu);
   return h('table', { class: 'memory', id: 'memory-table' },
@@ -32,7 +32,7 @@ function statePoolFigures(r, fmt) {
   ];
 }
 
-/** @param {any} r kvscope.report/1 */
+/** @param {import('../kvscope').PlanReport} r */
 export function capacityView(r, fmt) {
   const ctx = r.max_model_len;
   const dl = h('dl', { class: 'figures' },
@@ -57,7 +57,7 @@ export function capacityView(r, fmt) {
     h('strong', {}, `${commas(w.p99_concurrency)}`), ' with 99% confidence.') : null);
 }
 
-/** @param {any} r kvscope.report/1 */
+/** @param {import('../kvscope').PlanReport} r */
 export function rooflineView(r) {
   const rf = r.roofline;
   if (!rf.available) return h('p', { class: 'muted', id: 'roofline' }, `No roofline: ${rf.reason}.`);

@@ -11,6 +11,7 @@ import { ENGINES } from '../state.js';
  */
 export function compareView(pins, fmt, handlers) {
   if (pins.length === 0) return h('p', { class: 'muted' }, 'Pin the current scenario to compare up to four side by side.');
+  /** @type {Array<[string, (r: import('../kvscope').PlanReport) => string]>} */
   const rows = [
     ['model', (r) => r.model.name],
     ['card', (r) => `${r.parallelism.gpus} × ${r.gpu.name}`],

@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 import { commas } from '../format.js';
 
-/** @param {any} r kvscope.report/1 @param {ReturnType<import('../format.js').makeFormat>} fmt */
+/** @param {import('../kvscope').EstimateReport} r @param {ReturnType<import('../format.js').makeFormat>} fmt */
 export function bytesPerTokenView(r, fmt) {
   const groups = r.layer_groups.filter((g) => g.kv_bytes_per_token > 0);
   const ctx = r.input.context_tokens;
@@ -25,7 +25,7 @@ export function bytesPerTokenView(r, fmt) {
         h('dd', {}, fmt.size(r.recurrent_state_bytes_per_sequence), ' (constant in context)')] : null));
 }
 
-/** @param {any} r @param {ReturnType<import('../format.js').makeFormat>} fmt */
+/** @param {import('../kvscope').EstimateReport} r @param {ReturnType<import('../format.js').makeFormat>} fmt */
 export function layerGroupsView(r, fmt) {
   const head = ['kind', 'layers', 'KV heads', 'K / V dim', 'window', 'bytes / token', 'kept tokens', 'per sequence'];
   return h('table', { class: 'groups', id: 'layer-groups' },

@@ -5,7 +5,7 @@ import { commas } from '../format.js';
 import { ENGINES } from '../state.js';
 
 /**
- * @param {any} report kvscope.report/1 from `plan`
+ * @param {import('../kvscope').PlanReport} report from `plan`
  * @param {{onUseContext: (tokens: number) => void}} handlers
  */
 export function verdictView(report, handlers) {

@@ -5,7 +5,7 @@ import { commas, ratio } from '../format.js';
 
 /**
  * @param {{label: string, detail: string, report?: any, error?: string}[]} results
- * @param {any} base the current plan report
+ * @param {import('../kvscope').PlanReport} base the current plan report
  */
 export function whatIfView(results, base) {
   const ranked = [...results].sort((a, b) => gain(b, base) - gain(a, base));

@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 import { commas } from '../format.js';
 
-/** @param {any} r kvscope.report/1 from `estimate --prompt-tokens P --output-tokens G` */
+/** @param {import('../kvscope').EstimateReport} r from `estimate --prompt-tokens P --output-tokens G` */
 export function whyCacheView(r) {
   const without = r.kv_projections_without_cache;
   const withCache = r.kv_projections_with_cache;

@@ -1,0 +1,25 @@
+// A typed caller of the JS API, checked by tsc: the requests below must match kvscope.d.ts and
+// the reports' fields must exist there (tests/wasm/types.test.mjs runs the check).
+import { loadKvscope, KvscopeError } from '../../web/js/kvscope-client.js';
+
+export async function example() {
+  const kv = await loadKvscope();
+  /** @type {import('../../web/js/kvscope').PlanRequest} */
+  const request = {
+    model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, max_model_len: 131072,
+    vllm: { gpu_memory_utilization: 0.9 }, llama_cpp: { tensor_split: [3, 1] }, set: { num_key_value_heads: 4 },
+  };
+  const plan = kv.plan(request);
+  /** @type {boolean} */ const starts = plan.starts;
+  /** @type {number} */ const fits = plan.max_model_len_that_fits;
+  /** @type {number | null} */ const slots = plan.state_pool ? plan.state_pool.slots : null;
+  const sweeps = kv.sweep({ ...request, sweep: { points: 48 } });
+  /** @type {Array<[number, number]>} */ const points = sweeps.concurrency_vs_context.points;
+  const estimate = kv.estimate({ model: 'llama-3.1-8b', context_tokens: 131072 });
+  /** @type {number} */ const perToken = estimate.layer_groups[0].kv_bytes_per_token;
+  /** @type {string[]} */ const args = kv.commandLine('plan', request);
+  try { kv.plan({ model: 'llama-3.1-8b', context_tokens: 0 }); } catch (e) {
+    if (e instanceof KvscopeError) return [e.code, e.field];
+  }
+  return [starts, fits, slots, points, perToken, args, kv.gpus().gpus[0].memory_bytes];
+}

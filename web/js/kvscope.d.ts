@@ -1,0 +1,405 @@
+// Types of kvscope's JS API: the kvscope.request/1 objects the client sends and the reports it
+// returns (kvscope.report/1, kvscope.sweeps/1, the catalogues). Written by hand beside the core's
+// field table (core/src/request_fields.cpp) and report writer (core/src/report_json.cpp);
+// `tsc --checkJs` in the tests holds the client, the state and the views against it.
+
+/** Bytes (a count, not GB or GiB). */
+type Bytes = number;
+/** Tokens. */
+type Tokens = number;
+
+/** A file's content sent in place of a path; `name` is shown in messages. */
+export interface FileInput {
+  name?: string;
+  text: string;
+}
+
+/** What estimate reads: the model, its dtypes and the workload line. `null` = left out. */
+export interface EstimateRequest {
+  schema?: 'kvscope.request/1';
+  command?: 'estimate' | 'plan' | 'sweep';
+  /** A catalogue id; exactly one of model and config. */
+  model?: string | null;
+  config?: FileInput | null;
+  kv_dtype?: string | null;
+  state_dtype?: string | null;
+  ssm_state_dtype?: string | null;
+  /** Default: the model's max_position_embeddings. */
+  context_tokens?: Tokens | null;
+  batch?: number | null;
+  block_size_tokens?: Tokens | null;
+  shared_prefix_tokens?: Tokens | null;
+  /** estimate: the projection count (with output_tokens); plan: the prefill length. */
+  prompt_tokens?: Tokens | null;
+  output_tokens?: Tokens | null;
+}
+
+export interface VllmOptions {
+  gpu_memory_utilization?: number | null;
+  max_num_batched_tokens?: Tokens | null;
+  disable_hybrid_kv_cache_manager?: boolean | null;
+  mamba_cache_mode?: 'none' | 'align' | 'all' | null;
+  activation_bytes?: Bytes | null;
+  non_torch_bytes?: Bytes | null;
+  cudagraph_bytes?: Bytes | null;
+}
+
+export interface SglangOptions {
+  mem_fraction_static?: number | null;
+  mamba_full_memory_ratio?: number | null;
+  max_mamba_cache_size?: number | null;
+  max_running_requests?: number | null;
+  disable_radix_cache?: boolean | null;
+  swa_full_tokens_ratio?: number | null;
+  disable_hybrid_swa_memory?: boolean | null;
+}
+
+export interface TensorrtLlmOptions {
+  free_gpu_memory_fraction?: number | null;
+}
+
+export interface LlamaCppOptions {
+  parallel?: number | null;
+  ubatch?: number | null;
+  kv_unified?: boolean | null;
+  n_gpu_layers?: number | null;
+  tensor_split?: number[] | null;
+  swa_full?: boolean | null;
+  kv_offload?: boolean | null;
+  mla_v_cache?: boolean | null;
+  legacy_mla_gguf?: boolean | null;
+  output_layer_last?: boolean | null;
+  v_dtype?: string | null;
+}
+
+export type EngineId = 'plain' | 'vllm' | 'sglang' | 'tensorrt-llm' | 'llama.cpp';
+
+/** What plan reads: estimate's inputs, the card, the layout and the engine with its knobs. */
+export interface PlanRequest extends EstimateRequest {
+  weights_index?: FileInput | null;
+  quantization_config?: FileInput | null;
+  /** config.json what-ifs: a string is read as FIELD=TEXT (JSON if it parses), else the value. */
+  set?: Record<string, unknown> | null;
+  weight_dtype?: string | null;
+  prompt_lengths?: string | null;
+  output_lengths?: string | null;
+  engine?: EngineId | string | null;
+  /** A catalogue GPU; or a card of gpu_memory_bytes; or the KV budget itself. */
+  gpu?: string | null;
+  gpu_memory_bytes?: Bytes | null;
+  kv_memory_bytes?: Bytes | null;
+  gpu_bandwidth_bytes_per_s?: number | null;
+  gpu_dense_tflops?: number | null;
+  gpus?: number | null;
+  tensor_parallel?: number | null;
+  pipeline_parallel?: number | null;
+  max_model_len?: Tokens | null;
+  weights_bytes?: Bytes | null;
+  overhead_bytes?: Bytes | null;
+  allow_long_context?: boolean | null;
+  /** vLLM's --speculative-config, as an object or its JSON text. */
+  speculative_config?: Record<string, unknown> | string | null;
+  vllm?: VllmOptions | null;
+  sglang?: SglangOptions | null;
+  tensorrt_llm?: TensorrtLlmOptions | null;
+  llama_cpp?: LlamaCppOptions | null;
+}
+
+export interface SweepRequest extends PlanRequest {
+  sweep?: {
+    points?: number | null;
+    min_context_tokens?: Tokens | null;
+    max_context_tokens?: Tokens | null;
+    max_batch?: number | null;
+  } | null;
+}
+
+export interface DtypeInfo {
+  name: string;
+  bits_per_value: number;
+  scale_bits_per_row: number;
+  exact: boolean;
+  description: string;
+}
+
+export interface LayerGroup {
+  kind: string;
+  attention: string;
+  state: string | null;
+  layer_count: number;
+  layers: number[];
+  kv_heads: number;
+  k_head_dim: number;
+  v_head_dim: number;
+  window_tokens: Tokens | null;
+  state_values_per_layer: number;
+  kv_bytes_per_token_per_layer: Bytes;
+  kv_bytes_per_token: Bytes;
+  kv_bytes_per_token_formula: string;
+  kept_tokens_per_sequence: Tokens;
+  allocated_tokens_per_sequence: Tokens;
+  state_bytes_per_sequence: Bytes;
+  kv_bytes_per_sequence: Bytes;
+  kv_bytes_total: Bytes;
+  shared_prefix_bytes: Bytes;
+}
+
+export interface ModelSummary {
+  id: string | null;
+  name: string;
+  source: string;
+  model_type: string;
+  layers: number;
+  hidden_size: number;
+  num_attention_heads: number;
+  head_dim: number;
+  intermediate_size: number;
+  vocab_size: number;
+  max_position_embeddings: Tokens;
+  tie_word_embeddings: boolean;
+  torch_dtype: string;
+  weight_dtype: string;
+  draft_layers: number;
+  moe: {
+    num_experts: number;
+    experts_per_token: number;
+    shared_experts: number;
+    expert_intermediate_size: number;
+    shared_expert_intermediate_size: number;
+  } | null;
+  mla: {
+    kv_lora_rank: number;
+    qk_rope_head_dim: number;
+    qk_nope_head_dim: number;
+    v_head_dim: number;
+    q_lora_rank: number;
+  } | null;
+}
+
+/** kvscope.report/1 from estimate. */
+export interface EstimateReport {
+  schema: 'kvscope.report/1';
+  kvscope_version: string;
+  input: {
+    model: string | null;
+    config: string | null;
+    kv_dtype: string;
+    state_dtype: string;
+    ssm_state_dtype: string;
+    context_tokens: Tokens;
+    batch: number;
+    block_size_tokens: Tokens | null;
+    shared_prefix_tokens: Tokens;
+    prompt_tokens: Tokens | null;
+    output_tokens: Tokens | null;
+    /** plan only */
+    engine?: string;
+    gpu?: string | null;
+    max_model_len?: Tokens;
+    weight_dtype?: string;
+  };
+  model: ModelSummary;
+  kv_dtype: DtypeInfo;
+  kv_bytes_per_token: Bytes;
+  kv_bytes_per_sequence: Bytes;
+  kv_bytes_total: Bytes;
+  recurrent_state_bytes_per_sequence: Bytes;
+  shared_prefix_bytes: Bytes;
+  kv_layers: number;
+  kv_projections_without_cache: number | null;
+  kv_projections_with_cache: number | null;
+  layer_groups: LayerGroup[];
+  assumptions: string[];
+}
+
+export interface StepEstimate {
+  weight_bytes_read: Bytes;
+  kv_bytes: Bytes;
+  flops: number;
+  memory_time_s: number;
+  compute_time_s: number;
+  time_s: number;
+  bound: string;
+  tokens_per_s: number;
+  experts_read_per_moe_layer: number;
+  batch?: number;
+  context_tokens?: Tokens;
+  tokens_per_s_per_sequence?: number;
+  prompt_tokens?: Tokens;
+}
+
+/** kvscope.report/1 from plan: estimate's report and the engine's figures per GPU. */
+export interface PlanReport extends EstimateReport {
+  gpu: { id: string | null; name: string; memory_bytes: Bytes | null };
+  parameters: {
+    total: number;
+    active_per_token: number;
+    embedding: number;
+    lm_head: number;
+    attention: number;
+    recurrent: number;
+    mlp: number;
+    routed_experts: number;
+    shared_experts: number;
+    norms: number;
+  };
+  weight_dtype: DtypeInfo;
+  weights_bytes: Bytes;
+  weights: {
+    method: string | null;
+    source: string;
+    exact: boolean;
+    checkpoint_bytes: Bytes;
+    computed_checkpoint_bytes: Bytes | null;
+    bytes_per_gpu: Bytes;
+    by_module: Array<{ module: string; format: string; params: number; bytes_per_gpu: Bytes; draft: boolean }>;
+  };
+  budget: {
+    kv_memory_given: boolean;
+    requested_bytes: Bytes;
+    weights_bytes: Bytes;
+    activation_bytes: Bytes;
+    non_torch_bytes: Bytes;
+    cudagraph_bytes: Bytes;
+    kv_pool_bytes: Bytes;
+  };
+  kv_pool_bytes: Bytes;
+  block_size_tokens: Tokens | null;
+  max_num_batched_tokens: Tokens | null;
+  num_blocks: number;
+  kv_pool_tokens: Tokens;
+  max_model_len: Tokens;
+  context_limit: {
+    tokens: Tokens;
+    default_tokens: Tokens;
+    derived_from: string;
+    explanation: string;
+    exceeded: boolean;
+  } | null;
+  kv_bytes_needed_for_max_model_len: Bytes;
+  max_concurrency: number;
+  max_context: Tokens;
+  swa_pool_tokens: Tokens | null;
+  max_running_requests: number | null;
+  state_pool: {
+    slots: number;
+    conv_bytes_per_slot: Bytes;
+    ssm_bytes_per_slot: Bytes;
+    conv_dtype: string;
+    ssm_dtype: string;
+    reserved_bytes: Bytes;
+    bytes: Bytes;
+  } | null;
+  starts: boolean;
+  startup_error: string | null;
+  max_model_len_that_fits: Tokens;
+  parallelism: {
+    tensor_parallel: number;
+    pipeline_parallel: number;
+    data_parallel: number;
+    gpus: number;
+    figures: string;
+    stages: Array<{
+      first_layer: number;
+      layer_count: number;
+      kv_heads_per_gpu: number;
+      weights_bytes: Bytes;
+      kv_pool_bytes: Bytes;
+      num_blocks: number;
+      max_concurrency: number;
+      starts: boolean;
+    }>;
+  };
+  totals: { weights_bytes: Bytes; kv_pool_bytes: Bytes; max_concurrency: number };
+  /** llama.cpp: per device, the CPU last; empty for the other engines. */
+  devices: Array<{
+    device: string;
+    first_layer: number;
+    layer_count: number;
+    output_layer: boolean;
+    weights_bytes: Bytes;
+    kv_bytes: Bytes;
+    state_bytes: Bytes;
+    memory_bytes: Bytes;
+    fits: boolean;
+  }>;
+  /** Unavailable (no bandwidth for the card): only `reason`. */
+  roofline: {
+    available: boolean;
+    reason?: string;
+    note?: string;
+    bandwidth_bytes_per_s?: number;
+    peak_flops?: number;
+    peak_dtype?: string;
+    decode?: StepEstimate;
+    prefill?: StepEstimate;
+    kv_capped_batch?: number;
+    decode_at_kv_capped_batch?: StepEstimate;
+  };
+  workload: {
+    mean_prompt_tokens: number;
+    mean_output_tokens: number;
+    mean_tokens_held: number;
+    mean_kv_bytes_per_sequence: number;
+    stddev_kv_bytes_per_sequence: number;
+    expected_concurrency: number;
+    p99_concurrency: number;
+    assumptions: string[];
+  } | null;
+  notes: string[];
+}
+
+/** A chart series: [x, y] points. */
+export interface Series {
+  name: string;
+  points: Array<[number, number]>;
+}
+
+/** kvscope.sweeps/1 from sweep. */
+export interface SweepsReport {
+  schema: 'kvscope.sweeps/1';
+  kvscope_version: string;
+  model: string;
+  engine: string;
+  kv_bytes_vs_context: Series[];
+  concurrency_vs_context: Series;
+  step_time_s_vs_batch: Series;
+  tokens_per_s_vs_batch: Series;
+  kv_capped_batch: number;
+  memory_breakdown_per_gpu: Record<string, Bytes>;
+}
+
+export interface ModelCatalogue {
+  schema: 'kvscope.models/1';
+  models: Array<{
+    id: string;
+    name: string;
+    family: string;
+    hf_id: string;
+    aliases: string[];
+    source: string;
+    config: Record<string, unknown>;
+  }>;
+}
+
+export interface GpuCatalogue {
+  schema: 'kvscope.gpus/1';
+  gpus: Array<{
+    id: string;
+    name: string;
+    vendor: string;
+    memory_marketed: string;
+    memory_bytes: Bytes;
+    memory_bytes_source: string;
+    bandwidth_bytes_per_s: number;
+    bf16_dense_flops: number;
+    fp8_dense_flops: number;
+    source: string;
+  }>;
+}
+
+export interface DtypeCatalogue {
+  schema: 'kvscope.dtypes/1';
+  kv: DtypeInfo[];
+  weight: DtypeInfo[];
+}
