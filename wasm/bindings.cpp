@@ -42,6 +42,7 @@ EMSCRIPTEN_BINDINGS(kvscope) {
   emscripten::function("models", &run<Command::kModels>);
   emscripten::function("gpus", &run<Command::kGpus>);
   emscripten::function("dtypes", &run<Command::kDtypes>);
+  emscripten::function("engines", &run<Command::kEngines>);
   emscripten::function("commandLine", &command_line);
   emscripten::constant("version", std::string(kvscope::kVersion));
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvscope/report_json.hpp"
+#include "kvscope/units.hpp"
 #include "request_fields.hpp"
 
 namespace kvscope {
@@ -29,7 +30,8 @@ const char* const kCommandHelp[][2] = {
     {"sweep", "chart data: KV bytes and sequences vs context, decode vs batch, memory per GPU"},
     {"models", "the model catalogue (ids for --model)"},
     {"gpus", "the GPU catalogue (ids for --gpu)"},
-    {"dtypes", "KV-cache and weight dtypes with their exact storage cost"}};
+    {"dtypes", "KV-cache and weight dtypes with their exact storage cost"},
+    {"engines", "the serving engines: their knobs (request keys), levers and workload"}};
 
 Error usage_error(std::string_view flag, const std::string& detail) {
   return make_error(kInvalidValue, std::string(flag), detail);
@@ -130,25 +132,12 @@ Result<ordered_json> flag_value(const Field& f, const std::string& text,
   return R::success(text);
 }
 
-// Shortest decimal that reads back as `value`, without an exponent where one is not needed.
-std::string number_text(double value) {
-  const bool plain = std::fabs(value) < 1e16 && (value == 0 || std::fabs(value) >= 1e-4);
-  char buffer[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value &&
-        (!plain || std::string_view(buffer).find('e') == std::string_view::npos))
-      break;
-  }
-  return buffer;
-}
-
 // Bytes as the user would type them: 24GB, 80GiB, else the count.
 std::string size_text(uint64_t bytes) {
   if (bytes >= 1000000000 && bytes % 1000000 == 0)
-    return number_text(static_cast<double>(bytes) / 1e9) + "GB";
+    return shortest_decimal(static_cast<double>(bytes) / 1e9) + "GB";
   if (bytes >= (uint64_t{1} << 30) && bytes % (uint64_t{1} << 20) == 0)
-    return number_text(static_cast<double>(bytes) / (1u << 30)) + "GiB";
+    return shortest_decimal(static_cast<double>(bytes) / (1u << 30)) + "GiB";
   return std::to_string(bytes);
 }
 
@@ -170,17 +159,17 @@ void add_flag_words(const Field& f, const ordered_json& v, std::vector<std::stri
       out.insert(out.end(), {flag, size_text(v.get<uint64_t>())});
       return;
     case Kind::kRate:
-      out.insert(out.end(), {flag, number_text(v.get<double>() / 1e9) + "GB/s"});
+      out.insert(out.end(), {flag, shortest_decimal(v.get<double>() / 1e9) + "GB/s"});
       return;
     case Kind::kNumberList: {
       std::string list;
       for (const ordered_json& x : v)
-        list += (list.empty() ? "" : ",") + number_text(x.get<double>());
+        list += (list.empty() ? "" : ",") + shortest_decimal(x.get<double>());
       out.insert(out.end(), {flag, list});
       return;
     }
     case Kind::kNumber:
-      out.insert(out.end(), {flag, number_text(v.get<double>())});
+      out.insert(out.end(), {flag, shortest_decimal(v.get<double>())});
       return;
     case Kind::kCount:
       out.insert(out.end(), {flag, std::to_string(v.get<uint64_t>())});
@@ -262,9 +251,10 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
   }
   Command command = Command::kPlan;
   if (!command_named(args[0], command)) {
-    return R::failure(make_error(kInvalidValue, "command",
-                                 "unknown command " + quote_user_text(args[0]) +
-                                     " (expected estimate, plan, sweep, models, gpus or dtypes)"));
+    return R::failure(
+        make_error(kInvalidValue, "command",
+                   "unknown command " + quote_user_text(args[0]) +
+                       " (expected estimate, plan, sweep, models, gpus, dtypes or engines)"));
   }
   ordered_json request{{"command", args[0]}};
   std::string request_file;

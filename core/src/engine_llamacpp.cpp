@@ -288,4 +288,37 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   return R::success(std::move(r));
 }
 
+// llama.cpp keeps every recurrent state in f32 (llama_memory_recurrent).
+void llamacpp_ssm_state_default(ModelShape& shape) { shape.ssm_state_dtype = "fp32"; }
+
+// `llama-server` with the plan's -c (all slots together), slots and cache types
+// (tools/server/README.md).
+std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
+  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  std::vector<std::string> w = {"llama-server",
+                                "-m",
+                                "model.gguf",
+                                "-c",
+                                std::to_string(n_ctx),
+                                "--parallel",
+                                std::to_string(in.llama_cpp.parallel)};
+  if (in.model.kv_dtype != "auto") {
+    w.insert(w.end(),
+             {"-ctk", r.estimate.kv_dtype.name, "-ctv",
+              in.llama_cpp.v_dtype.empty() ? r.estimate.kv_dtype.name : in.llama_cpp.v_dtype});
+  }
+  if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
+  if (in.llama_cpp.n_gpu_layers != LlamacppOptions{}.n_gpu_layers)
+    w.insert(w.end(), {"-ngl", std::to_string(in.llama_cpp.n_gpu_layers)});
+  if (!in.llama_cpp.tensor_split.empty()) {
+    std::string split;
+    for (double s : in.llama_cpp.tensor_split)
+      split += (split.empty() ? "" : ",") + shortest_decimal(s);
+    w.insert(w.end(), {"-ts", split});
+  }
+  if (in.llama_cpp.swa_full) w.push_back("--swa-full");
+  if (!in.llama_cpp.kv_offload) w.push_back("-nkvo");
+  return shell_command(w);
+}
+
 }  // namespace kvscope::engines

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kvscope/checked_math.hpp"
 #include "kvscope/plan.hpp"
@@ -30,6 +32,16 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& gpu_shape, const 
 Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& gpu_shape,
                                      const PlanInput& in);
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+
+// The rest of each engine's row in the engine table (engine_table.cpp), beside its profile.
+void vllm_ssm_state_default(ModelShape& shape);
+void sglang_ssm_state_default(ModelShape& shape);
+void llamacpp_ssm_state_default(ModelShape& shape);
+uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note);
+std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model);
+std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model);
+std::string launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model);
+std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view model);
 
 // Bytes one token adds across the GPU's layers (K and V, or the MLA latent; windows ignored).
 Result<uint64_t> cell_bytes(const ModelShape& gpu_shape, const Dtype& kv);

@@ -275,4 +275,47 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   return R::success(std::move(r));
 }
 
+// SGLang reads mamba_ssm_dtype (text_config's too) and otherwise keeps float32
+// (mamba2_state_dtype, sglang/srt/configs/mamba_utils.py).
+void sglang_ssm_state_default(ModelShape& shape) {
+  if (shape.ssm_state_dtype_key != "mamba_ssm_dtype") shape.ssm_state_dtype = "fp32";
+}
+
+// `python -m sglang.launch_server` with the plan's length, budget, cache dtype and layout
+// (python/sglang/srt/server_args.py).
+std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  std::vector<std::string> w;
+  if (in.allow_long_context) w.push_back("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1");
+  w.insert(w.end(), {"python", "-m", "sglang.launch_server", "--model-path", std::string(model),
+                     "--context-length", std::to_string(r.max_model_len)});
+  if (in.sglang.mem_fraction_static > 0)
+    w.insert(w.end(), {"--mem-fraction-static", shortest_decimal(in.sglang.mem_fraction_static)});
+  if (in.sglang.mamba_full_memory_ratio != SglangOptions{}.mamba_full_memory_ratio) {
+    w.insert(w.end(),
+             {"--mamba-full-memory-ratio", shortest_decimal(in.sglang.mamba_full_memory_ratio)});
+  }
+  if (in.model.kv_dtype != "auto") {
+    const std::string& kv = r.estimate.kv_dtype.name;
+    const std::string name = kv == "fp16" || kv == "bf16"        ? "auto"
+                             : kv == "fp8" || kv == "fp8_ds_mla" ? "fp8_e4m3"
+                                                                 : kv;
+    w.insert(w.end(), {"--kv-cache-dtype", name});
+  }
+  if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp", std::to_string(r.tensor_parallel)});
+  if (r.pipeline_parallel > 1) w.insert(w.end(), {"--pp", std::to_string(r.pipeline_parallel)});
+  if (r.data_parallel > 1) w.insert(w.end(), {"--dp", std::to_string(r.data_parallel)});
+  const SglangOptions defaults;
+  if (in.sglang.max_mamba_cache_size != 0)
+    w.insert(w.end(), {"--max-mamba-cache-size", std::to_string(in.sglang.max_mamba_cache_size)});
+  if (in.sglang.max_running_requests != 0)
+    w.insert(w.end(), {"--max-running-requests", std::to_string(in.sglang.max_running_requests)});
+  if (in.sglang.disable_radix_cache) w.push_back("--disable-radix-cache");
+  if (in.sglang.swa_full_tokens_ratio != defaults.swa_full_tokens_ratio) {
+    w.insert(w.end(),
+             {"--swa-full-tokens-ratio", shortest_decimal(in.sglang.swa_full_tokens_ratio)});
+  }
+  if (in.sglang.disable_hybrid_swa_memory) w.push_back("--disable-hybrid-swa-memory");
+  return shell_command(w);
+}
+
 }  // namespace kvscope::engines

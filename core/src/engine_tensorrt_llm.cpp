@@ -68,4 +68,18 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
   return R::success(std::move(r));
 }
 
+// `trtllm-serve` with the plan's length, KV share and layout (tensorrt_llm/commands/serve.py).
+std::string launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  std::vector<std::string> w = {"trtllm-serve",
+                                std::string(model),
+                                "--max_seq_len",
+                                std::to_string(r.max_model_len),
+                                "--kv_cache_free_gpu_memory_fraction",
+                                shortest_decimal(in.tensorrt_llm.free_gpu_memory_fraction)};
+  if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp_size", std::to_string(r.tensor_parallel)});
+  if (r.pipeline_parallel > 1)
+    w.insert(w.end(), {"--pp_size", std::to_string(r.pipeline_parallel)});
+  return shell_command(w);
+}
+
 }  // namespace kvscope::engines

@@ -273,4 +273,62 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   return R::success(std::move(r));
 }
 
+// vLLM's per-model SSM state dtype (vllm/model_executor/models/config.py): NemotronH defaults to
+// float32, Qwen3.5 takes the config's mamba_ssm_dtype, Kimi's delta-attention state is float32
+// (kda_state_dtype); every other model keeps the state dtype.
+void vllm_ssm_state_default(ModelShape& shape) {
+  const bool kimi_delta =
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.state == StateKind::kKimiDelta; });
+  if (kimi_delta) {
+    shape.ssm_state_dtype = "fp32";
+  } else if (shape.model_type == "nemotron_h") {
+    if (shape.ssm_state_dtype.empty()) shape.ssm_state_dtype = "fp32";
+  } else if (shape.model_type.rfind("qwen3_5", 0) != 0) {
+    shape.ssm_state_dtype.clear();
+  }
+}
+
+// vLLM's default block: 16 tokens (vllm/config/cache.py), 64 for MLA, which the FlashMLA backend
+// forces (vllm/platforms/cuda.py).
+uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note) {
+  const bool mla = shape.mla.kv_lora_rank != 0;
+  note = mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
+             : "block size 16: vLLM's default (vllm/config/cache.py)";
+  return mla ? 64 : 16;
+}
+
+// `vllm serve` with the plan's length, budget, cache dtype and layout (vllm/engine/arg_utils.py).
+std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  std::vector<std::string> w;
+  if (in.allow_long_context) w.push_back("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  w.insert(w.end(),
+           {"vllm", "serve", std::string(model), "--max-model-len", std::to_string(r.max_model_len),
+            "--gpu-memory-utilization", shortest_decimal(in.vllm.gpu_memory_utilization)});
+  if (!in.speculative_config.empty())
+    w.insert(w.end(), {"--speculative-config", in.speculative_config});
+  if (in.model.kv_dtype != "auto") {
+    const std::string& kv = r.estimate.kv_dtype.name;
+    const std::string name = kv == "fp16" || kv == "bf16" ? "auto"
+                             : kv == "fp8_ds_mla"         ? "fp8"
+                                                          : kv;
+    w.insert(w.end(), {"--kv-cache-dtype", name});
+  }
+  if (r.tensor_parallel > 1)
+    w.insert(w.end(), {"--tensor-parallel-size", std::to_string(r.tensor_parallel)});
+  if (r.pipeline_parallel > 1)
+    w.insert(w.end(), {"--pipeline-parallel-size", std::to_string(r.pipeline_parallel)});
+  if (r.data_parallel > 1)
+    w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
+  if (in.block_size_tokens != 0)
+    w.insert(w.end(), {"--block-size", std::to_string(in.block_size_tokens)});
+  if (in.vllm.max_num_batched_tokens != 0) {
+    w.insert(w.end(), {"--max-num-batched-tokens", std::to_string(in.vllm.max_num_batched_tokens)});
+  }
+  if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
+  if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
+    w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
+  return shell_command(w);
+}
+
 }  // namespace kvscope::engines

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine_profiles.hpp"
+#include "engine_table.hpp"
 #include "kvscope/context_limit.hpp"
 #include "kvscope/parallelism.hpp"
 #include "kvscope/roofline.hpp"
@@ -37,6 +38,24 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
   for (const auto& [field, value] : in.overrides) model.config_name += " " + field + "=" + value;
   if (!in.quantization_config_json.empty()) model.config_name += " with its quantization config";
   return Result<EstimateInput>::success(model);
+}
+
+// What a launch command calls the model: its Hugging Face id, else the config's name.
+std::string launch_model_name(const PlanInput& in) {
+  if (!in.model.model_id.empty()) {
+    const Result<ModelEntry> entry = find_model(in.model.model_id);
+    if (entry.ok && !entry.value.hf_id.empty()) return entry.value.hf_id;
+    return in.model.model_id;
+  }
+  // A config.json stands for its checkpoint's folder.
+  std::string name = in.model.config_name;
+  for (const char* file : {"config.json", "params.json"}) {
+    const size_t n = std::char_traits<char>::length(file);
+    if (name.size() >= n && name.compare(name.size() - n, n, file) == 0)
+      name.resize(name.size() - n);
+  }
+  while (!name.empty() && name.back() == '/') name.pop_back();
+  return name.empty() ? "MODEL" : name;
 }
 
 // How the weights are stored: --weight-dtype, else the checkpoint's own format. Unquantized
@@ -135,36 +154,16 @@ Result<uint64_t> known_weights_total(const PlanInput& in, const std::vector<Weig
                                                     : 0);
 }
 
-// The SSM state dtype the engine picks when the user does not: vLLM follows the config only
-// through per-model hooks (vllm/model_executor/models/config.py: NemotronH defaults to float32,
-// Qwen3.5 takes mamba_ssm_dtype; other models keep the state dtype); SGLang reads mamba_ssm_dtype
-// (text_config's too) and otherwise keeps float32 (mamba2_state_dtype, sglang/srt/configs/
-// mamba_utils.py); llama.cpp keeps every recurrent state in f32 (llama_memory_recurrent). True
-// when it changed the shape.
-bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
+// The SSM state dtype the engine picks when the user does not (its row's ssm_state_default).
+// True when it changed the shape.
+bool engine_ssm_state_dtype(const EngineProfile& engine, const PlanInput& in, PlanReport& r) {
   ModelShape& shape = r.estimate.shape;
   const std::string before = shape.ssm_state_dtype;
   if (in.model.ssm_state_dtype != "auto" && !in.model.ssm_state_dtype.empty()) return false;
   const bool recurrent = std::any_of(shape.layers.begin(), shape.layers.end(),
                                      [](const LayerSpec& l) { return l.ssm_state_values != 0; });
-  if (!recurrent) return false;
-  const bool kimi_delta =
-      std::any_of(shape.layers.begin(), shape.layers.end(),
-                  [](const LayerSpec& l) { return l.state == StateKind::kKimiDelta; });
-  if (in.engine == "vllm") {
-    const std::string& t = shape.model_type;
-    if (kimi_delta) {  // kda_state_dtype: the recurrent state is always float32
-      shape.ssm_state_dtype = "fp32";
-    } else if (t == "nemotron_h") {
-      if (shape.ssm_state_dtype.empty()) shape.ssm_state_dtype = "fp32";
-    } else if (t.rfind("qwen3_5", 0) != 0) {
-      shape.ssm_state_dtype.clear();
-    }
-  } else if (in.engine == "sglang") {
-    if (shape.ssm_state_dtype_key != "mamba_ssm_dtype") shape.ssm_state_dtype = "fp32";
-  } else if (in.engine == "llama.cpp") {
-    shape.ssm_state_dtype = "fp32";
-  }
+  if (!recurrent || engine.ssm_state_default == nullptr) return false;
+  engine.ssm_state_default(shape);
   if (shape.ssm_state_dtype == before) return false;
   r.notes.push_back(
       "SSM state in " +
@@ -176,10 +175,10 @@ bool engine_ssm_state_dtype(const PlanInput& in, PlanReport& r) {
 // DeepSeek sparse attention with an fp8 cache: vLLM's FlashMLA-sparse backend stores the latent
 // as fp8_ds_mla (vllm/model_executor/layers/attention/mla_attention.py), SGLang's NSA backend the
 // same 656-byte row (model_runner_kv_cache_mixin.py). True when it changed the dtype.
-bool engine_sparse_mla_layout(const PlanInput& in, PlanReport& r) {
+bool engine_sparse_mla_layout(const EngineProfile& engine, const PlanInput& in, PlanReport& r) {
   const ModelShape& shape = r.estimate.shape;
   if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
-  if (in.engine != "vllm" && in.engine != "sglang") return false;
+  if (!engine.sparse_mla_fp8_ds) return false;
   r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
   r.notes.push_back(in.engine +
                     " stores a sparse-attention MLA cache in fp8 as fp8_ds_mla: 656 "
@@ -189,53 +188,43 @@ bool engine_sparse_mla_layout(const PlanInput& in, PlanReport& r) {
 
 // A max_model_len past the engine's derived limit: vLLM and SGLang refuse it at start-up (before
 // any memory is sized) unless their override is set; llama.cpp only warns.
-void check_context_limit(const PlanInput& in, PlanReport& r) {
+void check_context_limit(const EngineProfile& engine, const PlanInput& in, PlanReport& r) {
   const ContextLimit& limit = r.context_limit;
   if (limit.tokens == 0) return;
   const ModelShape& shape = r.estimate.shape;
-  if (in.engine == "llama.cpp") {
+  if (engine.context_policy == ContextPolicy::kWarn) {
     if (r.max_model_len > shape.max_position_embeddings && shape.max_position_embeddings != 0) {
-      r.notes.push_back(llamacpp_context_warning(r.max_model_len, shape.max_position_embeddings) +
-                        " (a warning: llama.cpp starts anyway)");
+      r.notes.push_back(engine.context_message(r.max_model_len, limit, shape) +
+                        " (a warning: " + std::string(engine.info.label) + " starts anyway)");
     }
     return;
   }
-  if (in.engine != "vllm" && in.engine != "sglang") return;
+  if (engine.context_policy != ContextPolicy::kRefuse) return;
   const bool model_max_length_allows =
-      in.engine == "vllm" && shape.positions.model_max_length >= r.max_model_len;
+      engine.honours_model_max_length && shape.positions.model_max_length >= r.max_model_len;
   r.context_limit_exceeded = r.max_model_len > limit.tokens && !model_max_length_allows;
   if (!r.context_limit_exceeded) return;
   if (in.allow_long_context) {
-    r.notes.push_back(
-        std::string(in.engine == "vllm" ? "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
-                                        : "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") +
-        ": max_model_len " + std::to_string(r.max_model_len) + " is above the model's " +
-        std::to_string(limit.tokens) + " (positions past it were not trained)");
+    r.notes.push_back(std::string(engine.allow_long_env) + ": max_model_len " +
+                      std::to_string(r.max_model_len) + " is above the model's " +
+                      std::to_string(limit.tokens) + " (positions past it were not trained)");
     return;
   }
-  const std::string refused = in.engine == "vllm"
-                                  ? vllm_context_error(r.max_model_len, limit, shape)
-                                  : sglang_context_error(r.max_model_len, limit);
   if (!r.startup_error.empty()) r.notes.push_back("and then: " + r.startup_error);
   r.starts = false;
-  r.startup_error = refused;
+  r.startup_error = engine.context_message(r.max_model_len, limit, shape);
   r.max_model_len_that_fits = std::min(r.max_model_len_that_fits, limit.tokens);
 }
 
-Result<PlanReport> run_engine(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in) {
-  if (in.engine == "vllm") return engines::plan_vllm(std::move(r), gpu_shape, in);
-  if (in.engine == "sglang") return engines::plan_sglang(std::move(r), gpu_shape, in);
-  if (in.engine == "tensorrt-llm") return engines::plan_tensorrt_llm(std::move(r), gpu_shape, in);
-  if (in.engine == "llama.cpp") return engines::plan_llamacpp(std::move(r), gpu_shape, in);
-  return engines::plan_plain(std::move(r), gpu_shape, in);
-}
-
 Result<PlanReport> validate(const PlanInput& in) {
-  if (in.engine != "vllm" && in.engine != "plain" && in.engine != "sglang" &&
-      in.engine != "tensorrt-llm" && in.engine != "llama.cpp") {
-    return R::failure(make_error(kInvalidValue, "engine",
-                                 "unknown engine " + quote_user_text(in.engine) +
-                                     " (known: plain, vllm, sglang, tensorrt-llm, llama.cpp)"));
+  const EngineProfile* engine = find_engine_profile(in.engine);
+  if (engine == nullptr) {
+    std::string known;
+    for (const EngineProfile& e : engine_profiles())
+      known += (known.empty() ? "" : ", ") + std::string(e.info.id);
+    return R::failure(
+        make_error(kInvalidValue, "engine",
+                   "unknown engine " + quote_user_text(in.engine) + " (known: " + known + ")"));
   }
   if (!(in.vllm.gpu_memory_utilization > 0 && in.vllm.gpu_memory_utilization <= 1)) {
     return R::failure(
@@ -256,7 +245,7 @@ Result<PlanReport> validate(const PlanInput& in) {
         make_error(kMissingField, "gpu",
                    "give exactly one of a GPU id, a GPU memory size or a KV memory size"));
   }
-  if (in.engine == "llama.cpp" && (in.tensor_parallel > 1 || in.pipeline_parallel > 1)) {
+  if (engine->one_server_devices && (in.tensor_parallel > 1 || in.pipeline_parallel > 1)) {
     return R::failure(make_error(
         kInvalidValue, in.tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel",
         "llama.cpp splits layers over devices (-sm layer): give --gpus N and --tensor-split, "
@@ -284,6 +273,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   if (!checked.ok) return RS::failure(checked.error);
   PlanReport r = std::move(checked.value);
   r.engine = in.engine;
+  const EngineProfile& engine = *find_engine_profile(in.engine);  // validate() found it
 
   Result<EstimateInput> model = model_with_overrides(in);
   if (!model.ok) return RS::failure(model.error);
@@ -327,13 +317,11 @@ Result<PlanState> plan_state(const PlanInput& in) {
     r.notes.push_back("KV memory given (per GPU): the engine's budget arithmetic is bypassed");
   }
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
-  r.context_limit = in.engine == "sglang" ? sglang_context_limit(shape) : vllm_context_limit(shape);
-  const uint64_t default_len = in.engine == "vllm"     ? r.context_limit.default_tokens
-                               : in.engine == "sglang" ? r.context_limit.tokens
-                                                       : shape.max_position_embeddings;
-  r.max_model_len = in.max_model_len != 0 ? in.max_model_len : default_len;
+  r.context_limit = engine.context_limit(shape);
+  r.max_model_len = in.max_model_len != 0 ? in.max_model_len
+                                          : engine.default_max_model_len(r.context_limit, shape);
   if (in.max_model_len == 0 && !r.context_limit.explanation.empty() &&
-      (in.engine == "vllm" || in.engine == "sglang")) {
+      engine.context_policy == ContextPolicy::kRefuse) {
     r.notes.push_back("max_model_len " + std::to_string(r.max_model_len) + ": " +
                       r.context_limit.explanation);
   }
@@ -342,21 +330,19 @@ Result<PlanState> plan_state(const PlanInput& in) {
                                   "required: the config has no max_position_embeddings"));
   }
 
-  // Paging: vLLM's default block is 16 tokens, 64 for MLA (FlashMLA, vllm/platforms/cuda.py).
+  // Paging: the block given, else the engine's default.
   r.block_size_tokens = in.block_size_tokens;
-  if (in.engine == "vllm" && in.block_size_tokens == 0) {
-    const bool mla = shape.mla.kv_lora_rank != 0;
-    r.block_size_tokens = mla ? 64 : 16;
-    r.notes.push_back(
-        mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
-            : "block size 16: vLLM's default (vllm/config/cache.py)");
+  if (engine.default_block_size != nullptr && in.block_size_tokens == 0) {
+    std::string note;
+    r.block_size_tokens = engine.default_block_size(shape, note);
+    r.notes.push_back(note);
   }
   // The layers that keep caches: the decoder's, and the MTP layers when they draft tokens.
   const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&
                                r.estimate.workload.context_tokens != r.max_model_len;
   if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
-  const bool ssm_changed = engine_ssm_state_dtype(in, r);
-  const bool kv_changed = engine_sparse_mla_layout(in, r);
+  const bool ssm_changed = engine_ssm_state_dtype(engine, in, r);
+  const bool kv_changed = engine_sparse_mla_layout(engine, in, r);
   ModelShape kv_shape = shape;
   if (with_draft) {
     kv_shape.layers.insert(kv_shape.layers.end(), shape.draft_layers.begin(),
@@ -376,7 +362,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   r.pipeline_parallel = in.pipeline_parallel;
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   // llama.cpp's GPUs are one server's devices, not replicas.
-  r.data_parallel = in.gpus == 0 || in.engine == "llama.cpp" ? 1 : in.gpus / per_replica;
+  r.data_parallel = in.gpus == 0 || engine.one_server_devices ? 1 : in.gpus / per_replica;
   PlanReport tightest;
   size_t tightest_rank = 0;
   CheckedU64 replica_weights, replica_pool;  // every GPU of one replica
@@ -394,7 +380,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
     stage.gpu_weights = load.value.gpu_weights;
     loads.push_back(load.value);
     const ModelShape& gpu_shape = loads.back().gpu_shape;
-    Result<PlanReport> run = run_engine(std::move(stage), gpu_shape, in);
+    Result<PlanReport> run = engine.plan_gpu(std::move(stage), gpu_shape, in);
     if (!run.ok) return RS::failure(run.error);
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
@@ -430,7 +416,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   tightest.total_weights_bytes = total_weights.value();
   tightest.total_kv_pool_bytes = total_pool.value();
   tightest.starts = all_start;
-  check_context_limit(in, tightest);
+  check_context_limit(engine, in, tightest);
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
@@ -440,7 +426,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
     if (!paged.ok) return RS::failure(paged.error);
     tightest.estimate.kv = paged.value;
   }
-  if (in.engine == "llama.cpp") {  // its workload is its K + V buffers for --context / --parallel
+  if (engine.one_server_devices) {  // its workload is the K + V buffers it allocates
     tightest.estimate.kv.kv_bytes_total = replica_pool.value();
   }
   const Result<PlanRoofline> estimate_roofline =
@@ -454,6 +440,8 @@ Result<PlanState> plan_state(const PlanInput& in) {
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
+  if (engine.launch_command != nullptr)
+    tightest.launch_command = engine.launch_command(in, tightest, launch_model_name(in));
   return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
 }
 

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvscope/engines.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -301,6 +303,8 @@ std::string plan_to_json(const PlanReport& p) {
   } else {
     j["workload"] = nullptr;
   }
+  j["launch_command"] =
+      p.launch_command.empty() ? ordered_json(nullptr) : ordered_json(p.launch_command);
   j["notes"] = p.notes;
   return dump(j);
 }
@@ -387,6 +391,33 @@ std::string dtype_catalog_to_json() {
     j[use == DtypeUse::kKv ? "kv" : "weight"] = std::move(list);
   }
   return dump(j);
+}
+
+std::string engine_catalog_to_json() {
+  ordered_json engines = ordered_json::array();
+  for (const EngineInfo& e : engine_catalog()) {
+    ordered_json levers = ordered_json::array();
+    for (const EngineLever& l : e.levers) {
+      ordered_json lever{{"key", l.key}, {"label", l.label}, {"short_label", l.short_label}};
+      if (l.step != 0) {
+        lever["step"] = l.step;
+        lever["from"] = l.from;
+      } else {
+        lever["value"] = l.value;
+      }
+      levers.push_back(std::move(lever));
+    }
+    engines.push_back(
+        ordered_json{{"id", e.id},
+                     {"label", e.label},
+                     {"options_key",
+                      e.options_key.empty() ? ordered_json(nullptr) : ordered_json(e.options_key)},
+                     {"workload", e.workload},
+                     {"knobs", e.knobs},
+                     {"levers", std::move(levers)},
+                     {"launches", e.launches}});
+  }
+  return dump(ordered_json{{"schema", "kvscope.engines/1"}, {"engines", std::move(engines)}});
 }
 
 }  // namespace kvscope

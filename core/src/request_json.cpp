@@ -19,7 +19,8 @@ using namespace request_fields;
 constexpr size_t kMaxTextBytes = 64u << 10;
 constexpr size_t kMaxFileBytes = 16u << 20;
 
-const char* const kCommandNames[] = {"estimate", "plan", "sweep", "models", "gpus", "dtypes"};
+const char* const kCommandNames[] = {"estimate", "plan",   "sweep",  "models",
+                                     "gpus",     "dtypes", "engines"};
 
 Error bad(const Field& f, const std::string& detail) {
   return make_error(kInvalidValue, std::string(f.key), detail);
@@ -249,8 +250,8 @@ Result<Request> request_from_json(std::string_view json, Command command) {
   Request r;
   r.command = command;
   if (auto e = read_object(j, "", command, r)) return R::failure(*e);
-  const bool lists =
-      command == Command::kModels || command == Command::kGpus || command == Command::kDtypes;
+  const bool lists = command == Command::kModels || command == Command::kGpus ||
+                     command == Command::kDtypes || command == Command::kEngines;
   if (!lists) {
     if (auto e = check_request(r)) return R::failure(*e);
   }
@@ -291,6 +292,8 @@ Answer answer(const Request& r) {
       return Answer{0, gpu_catalog_to_json(), {}};
     case Command::kDtypes:
       return Answer{0, dtype_catalog_to_json(), {}};
+    case Command::kEngines:
+      return Answer{0, engine_catalog_to_json(), {}};
   }
   return failure(make_error(kInternalError, "command", "unknown command"), 70);
 }

@@ -1,6 +1,9 @@
 #include "kvscope/units.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace kvscope {
 
@@ -41,6 +44,35 @@ std::string format_binary_size(uint64_t bytes) {
     std::snprintf(buf, sizeof buf, "%.2f %s", value, kUnits[unit]);
   }
   return buf;
+}
+
+std::string shortest_decimal(double value) {
+  const bool plain = std::fabs(value) < 1e16 && (value == 0 || std::fabs(value) >= 1e-4);
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value &&
+        (!plain || std::string_view(buffer).find('e') == std::string_view::npos))
+      break;
+  }
+  return buffer;
+}
+
+std::string shell_command(const std::vector<std::string>& words) {
+  static const std::string_view kPlain =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+  std::string line;
+  for (const std::string& w : words) {
+    if (!line.empty()) line += ' ';
+    if (!w.empty() && w.find_first_not_of(kPlain) == std::string::npos) {
+      line += w;
+      continue;
+    }
+    line += '\'';
+    for (char c : w) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
 }
 
 }  // namespace kvscope

@@ -39,6 +39,7 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
     case Command::kModels:
     case Command::kGpus:
     case Command::kDtypes:
+    case Command::kEngines:
       print_catalogue(std::string(command_name(r.command)), out);
       return 0;
   }

@@ -6,6 +6,7 @@
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/dtype.hpp"
+#include "kvscope/engines.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::cli {
@@ -111,7 +112,7 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   }
   if (!p.kv_memory_given) {
     out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
-    if (p.engine == "vllm") {
+    if (p.activation_bytes != 0) {  // vLLM's profiled budget
       out << "  requested          " << bytes_line(p.requested_bytes)
           << " (gpu_memory_utilization)\n";
       out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
@@ -254,6 +255,13 @@ void print_catalogue(const std::string& which, std::ostream& out) {
                     static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
       out << pad(g.id, 18) << pad(g.name, 30)
           << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32) << bw << "\n";
+    }
+  } else if (which == "engines") {
+    out << pad("id", 15) << pad("label", 30) << "knobs (request keys)\n";
+    for (const EngineInfo& e : engine_catalog()) {
+      std::string knobs;
+      for (std::string_view k : e.knobs) knobs += (knobs.empty() ? "" : ", ") + std::string(k);
+      out << pad(std::string(e.id), 15) << pad(std::string(e.label), 30) << knobs << "\n";
     }
   } else {
     for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {

@@ -9,7 +9,8 @@ import { chromium } from 'playwright-core';
 import { repoRoot, siteDir } from '../paths.mjs';
 import { cliReport } from '../support/cli-request.mjs';
 
-const { planRequest } = await import(path.join(siteDir, 'js/state.js'));
+const { planRequest, useEngines } = await import(path.join(siteDir, 'js/state.js'));
+useEngines(cliReport('engines', {}));  // the core's engine table, as the page installs it
 
 /** `kvscope plan --request FILE --json` for a page state's request. */
 export function cliPlan(state) {

@@ -54,6 +54,7 @@ test('catalogues: the same lists as the CLI', () => {
   assert.deepEqual(kv.models(), cli('models', {}));
   assert.deepEqual(kv.gpus(), cli('gpus', {}));
   assert.deepEqual(kv.dtypes(), cli('dtypes', {}));
+  assert.deepEqual(kv.engines(), cli('engines', {}));
   const listed = (args) => JSON.parse(execFileSync(cliPath, [...args, '--json'], { encoding: 'utf8' }));
   assert.deepEqual(kv.gpus(), listed(['gpus']));
 });

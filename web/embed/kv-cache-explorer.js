@@ -6,7 +6,7 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, ENGINES, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, useEngines, whyCacheRequest } from '../js/state.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';
@@ -79,6 +79,7 @@ export class KvCacheExplorer extends HTMLElement {
     try {
       if (read.error) throw read.error;
       const kv = await loadKvscope();
+      useEngines(kv.engines());
       const configSrc = this.getAttribute('config-src');
       if (configSrc) Object.assign(read.state, await this.fetchConfig(configSrc));
       if (generation !== this.generation) return;
@@ -157,7 +158,7 @@ export class KvCacheExplorer extends HTMLElement {
     const make = {
       model: () => select('model', kv.models().models.map((m) => [m.id, m.name])),
       gpu: () => select('gpu', [['custom', `${state.gpu_memory_gb} GB card`], ...kv.gpus().gpus.map((g) => [g.id, g.name])]),
-      engine: () => select('engine', Object.entries(ENGINES).map(([id, e]) => [id, e.label])),
+      engine: () => select('engine', kv.engines().engines.map((e) => [e.id, e.label])),
       'kv-dtype': () => select('kv-dtype', [['auto', 'auto'], ...kv.dtypes().kv.map((d) => [d.name, d.name])]),
       'weight-dtype': () => select('weight-dtype', [['auto', 'auto'], ...kv.dtypes().weight.map((d) => [d.name, d.name])]),
       context: () => number('context', { min: 1, step: 1 }),

@@ -4,8 +4,8 @@
 import { loadKvscope, KvscopeError } from './kvscope-client.js';
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { parseHash, planRequest, sweepRequest, toHash, whyCacheRequest } from './state.js';
-import { cliCommand, engineCommand } from './commands.js';
+import { parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
+import { cliCommand } from './commands.js';
 import { drawMeasured, drawSweeps, resetCharts } from './charts.js';
 import { efficiencyOf, loadMeasured, recordsFor } from './measured.js';
 import { measuredView } from './views/measured.js';
@@ -21,7 +21,7 @@ import {
 import { wireConfigSources } from './config-sources.js';
 import { runWhatIf, wireWhatIf } from './levers.js';
 import { renderPins, wirePins } from './pins.js';
-import { copy, exportReport, hfIdOf, renderEmbed, wireSharing } from './sharing.js';
+import { copy, exportReport, renderEmbed, wireSharing } from './sharing.js';
 
 function fmt() { return makeFormat(page.state.units); }
 
@@ -90,7 +90,7 @@ function render() {
   showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
   showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
   showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
-  const texts = { permalink: permalink(), cli: cliCommand(page.kv, page.state), engine: engineCommand(page.state, plan, hfIdOf(page.state)) };
+  const texts = { permalink: permalink(), cli: cliCommand(page.kv, page.state), engine: plan.launch_command };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
   renderMeasured();
@@ -149,6 +149,8 @@ async function main() {
     return;
   }
   page.catalog.gpus = page.kv.gpus().gpus;
+  page.engines = page.kv.engines().engines;
+  useEngines({ engines: page.engines });
   fillCatalogues(page.kv.dtypes());
   update({ pushHash: false, sweeps: false });  // the answers first; the charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
@@ -156,7 +158,7 @@ async function main() {
   setTimeout(() => {
     page.catalog.models = page.kv.models().models;
     fillModels();
-    update({ pushHash: false });  // the engine command wants the model's Hugging Face id
+    update({ pushHash: false });  // and the charts
     document.body.dataset.ready = 'true';
     loadMeasured().then((records) => { page.measuredRecords = records; renderMeasured(); document.body.dataset.measured = String(records.length); });
   }, 0);

@@ -1,6 +1,6 @@
-// The same scenario as text: the kvscope command that reproduces the page's numbers, the engine's
-// launch flags, and the exports (JSON, CSV, Markdown).
-import { DEFAULTS, mtpConfig, planRequest, shellWord } from './state.js';
+// The same scenario as text: the kvscope command that reproduces the page's numbers and the
+// exports (JSON, CSV, Markdown). The engine's launch command comes with the plan from the core.
+import { DEFAULTS, planRequest, shellWord } from './state.js';
 
 /**
  * `kvscope plan ...` for the state, as the core writes the request's flags; a pasted config is
@@ -9,57 +9,6 @@ import { DEFAULTS, mtpConfig, planRequest, shellWord } from './state.js';
  */
 export function cliCommand(kv, state) {
   return ['kvscope', ...kv.commandLine('plan', planRequest(state))].map(shellWord).join(' ');
-}
-
-// The engines' own KV dtype names (vLLM --kv-cache-dtype, SGLang --kv-cache-dtype, llama.cpp -ctk).
-const VLLM_KV = { fp8: 'fp8', fp8_e5m2: 'fp8_e5m2', fp16: 'auto', bf16: 'auto', auto: 'auto' };
-const SGLANG_KV = { fp8: 'fp8_e4m3', fp8_e5m2: 'fp8_e5m2', fp16: 'auto', bf16: 'auto', auto: 'auto' };
-
-/**
- * The engine's launch command for the scenario, or null (plain arithmetic has no engine).
- * @param {any} state @param {import('./kvscope').PlanReport} report the plan report (for the model's Hugging Face id)
- */
-export function engineCommand(state, report, hfId) {
-  const model = hfId || state.config_name || report.model.id || 'MODEL';
-  const kv = report.kv_dtype.name;
-  const words = [];
-  const add = (...w) => words.push(...w.map(String));
-  switch (state.engine) {
-    case 'vllm':
-      if (state.allow_long_context === 1) add('VLLM_ALLOW_LONG_MAX_MODEL_LEN=1');
-      add('vllm', 'serve', model, '--max-model-len', state.context, '--gpu-memory-utilization', state.gpu_memory_utilization);
-      if (state.mtp_tokens > 0) add('--speculative-config', JSON.stringify(mtpConfig(state.mtp_tokens)));
-      if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', VLLM_KV[kv] ?? kv);
-      if (state.tp > 1) add('--tensor-parallel-size', state.tp);
-      if (state.pp > 1) add('--pipeline-parallel-size', state.pp);
-      if (state.block_size > 0) add('--block-size', state.block_size);
-      break;
-    case 'sglang':
-      if (state.allow_long_context === 1) add('SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1');
-      add('python', '-m', 'sglang.launch_server', '--model-path', model, '--context-length', state.context);
-      if (state.mem_fraction_static > 0) add('--mem-fraction-static', state.mem_fraction_static);
-      if (state.mamba_full_memory_ratio !== DEFAULTS.mamba_full_memory_ratio) {
-        add('--mamba-full-memory-ratio', state.mamba_full_memory_ratio);
-      }
-      if (state.kv_dtype !== 'auto') add('--kv-cache-dtype', SGLANG_KV[kv] ?? kv);
-      if (state.tp > 1) add('--tp', state.tp);
-      if (state.pp > 1) add('--pp', state.pp);
-      break;
-    case 'tensorrt-llm':
-      add('trtllm-serve', model, '--max_seq_len', state.context,
-        '--kv_cache_free_gpu_memory_fraction', state.free_gpu_memory_fraction);
-      if (state.tp > 1) add('--tp_size', state.tp);
-      if (state.pp > 1) add('--pp_size', state.pp);
-      break;
-    case 'llama.cpp':
-      // llama-server's -c is the context of all slots together (n_ctx split over --parallel).
-      add('llama-server', '-m', 'model.gguf', '-c', state.context * state.parallel, '--parallel', state.parallel);
-      if (state.kv_dtype !== 'auto') add('-ctk', kv, '-ctv', kv);
-      break;
-    default:
-      return null;
-  }
-  return words.map(shellWord).join(' ');
 }
 
 /** The headline figures of a plan as [label, value, unit] rows (CSV and Markdown share them). */

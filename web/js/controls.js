@@ -1,7 +1,7 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
 import { commas } from './format.js';
-import { ENGINES, checkField, quote } from './state.js';
+import { checkField, engineInfo, quote } from './state.js';
 import { resetCharts } from './charts.js';
 import { $, page, showInputError, update } from './page.js';
 
@@ -55,8 +55,10 @@ export function writeControls() {
   set($('context-slider'), String(Math.log2(page.state.context)));
   set($('context-label'), commas(page.state.context));
   $('custom-gpu').hidden = page.state.gpu !== 'custom';
+  // The engine's knobs as the core lists them (none before the module has loaded).
+  const knobs = page.kv ? engineInfo(page.state.engine)?.knobs ?? [] : [];
   for (const el of document.querySelectorAll('[data-knob]')) {
-    el.hidden = !ENGINES[page.state.engine].knobs.includes(el.dataset.knob);
+    /** @type {HTMLElement} */ (el).hidden = !knobs.includes(/** @type {HTMLElement} */ (el).dataset.knob);
   }
   $('model-source').textContent = page.state.config
     ? `Using ${page.state.config_name || 'a pasted config.json'} (${commas(page.state.config.length)} characters).`
@@ -116,7 +118,7 @@ export function fillModels() {
 
 export function fillCatalogues(dtypes) {
   for (const g of page.catalog.gpus) $('gpu').append(new Option(`${g.name} (${g.memory_marketed})`, g.id));
-  for (const [id, e] of Object.entries(ENGINES)) $('engine').append(new Option(e.label, id));
+  for (const e of page.engines) $('engine').append(new Option(e.label, e.id));
   for (const d of dtypes.kv) $('kv-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
   for (const d of dtypes.weight) $('weight-dtype').append(new Option(`${d.name} — ${d.description}`, d.name));
 }

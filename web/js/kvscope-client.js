@@ -64,6 +64,8 @@ export class Kvscope {
   gpus() { return this.call('gpus', {}); }
   /** @returns {import('./kvscope').DtypeCatalogue} */
   dtypes() { return this.call('dtypes', {}); }
+  /** The serving engines: knobs (request keys), what-if levers, workload. @returns {import('./kvscope').EngineCatalogue} */
+  engines() { return this.call('engines', {}); }
   /**
    * Imports a config.json: the model shape, its layer groups and every assumption made.
    * @param {string} text  the file's content
@@ -83,7 +85,7 @@ export class Kvscope {
 
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
-   * @param {'estimate'|'plan'|'sweep'|'models'|'gpus'|'dtypes'} command
+   * @param {'estimate'|'plan'|'sweep'|'models'|'gpus'|'dtypes'|'engines'} command
    * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
   call(command, request) {

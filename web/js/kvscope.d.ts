@@ -336,6 +336,8 @@ export interface PlanReport extends EstimateReport {
     kv_capped_batch?: number;
     decode_at_kv_capped_batch?: StepEstimate;
   };
+  /** The engine's command that starts this plan; null for plain arithmetic. */
+  launch_command: string | null;
   workload: {
     mean_prompt_tokens: number;
     mean_output_tokens: number;
@@ -396,6 +398,26 @@ export interface GpuCatalogue {
     fp8_dense_flops: number;
     source: string;
   }>;
+}
+
+export interface EngineInfo {
+  id: string;
+  label: string;
+  /** The request key of its options ("vllm"); null for plain arithmetic. */
+  options_key: string | null;
+  /** What its capacity counts, one sentence. */
+  workload: string;
+  /** Request keys of the knobs it reads ("vllm.gpu_memory_utilization", "block_size_tokens"). */
+  knobs: string[];
+  /** What-ifs: set `key` to `value`, or add `step` (from `from` when the knob is 0). */
+  levers: Array<{ key: string; label: string; short_label: string; value?: number; step?: number; from?: number }>;
+  /** plan reports a launch_command for it. */
+  launches: boolean;
+}
+
+export interface EngineCatalogue {
+  schema: 'kvscope.engines/1';
+  engines: EngineInfo[];
 }
 
 export interface DtypeCatalogue {

@@ -35,11 +35,6 @@ export function renderEmbed() {
     onView: (view) => { page.embedAs = view; renderEmbed(); }, onCopy: copy }, WIDGET_VIEWS));
 }
 
-export function hfIdOf(s) {
-  if (s.config) return s.config_name;
-  return page.catalog.models.find((m) => m.id === s.model)?.hf_id ?? '';
-}
-
 /** Listens to the embed panel opening. */
 export function wireSharing() {
   $('embed-details').addEventListener('toggle', renderEmbed);

@@ -2,14 +2,42 @@
 // translations out of it: the URL hash (a permalink) and the kvscope.request/1 objects.
 import { KvscopeError } from './kvscope-client.js';
 
-/** Engines, their labels, and which knobs each one reads. */
-export const ENGINES = {
-  vllm: { label: 'vLLM', knobs: ['gpu_memory_utilization', 'block_size'] },
-  sglang: { label: 'SGLang', knobs: ['mem_fraction_static', 'mamba_full_memory_ratio'] },
-  'tensorrt-llm': { label: 'TensorRT-LLM', knobs: ['free_gpu_memory_fraction', 'block_size'] },
-  'llama.cpp': { label: 'llama.cpp', knobs: ['parallel'] },
-  plain: { label: 'plain arithmetic (no engine)', knobs: ['overhead_gb'] },
+/**
+ * The page's field for each engine knob the core lists (kvscope.engines/1 knobs are request
+ * keys), and the knob's value in a request.
+ * @type {Record<string, {field: string, value: (s: Record<string, any>) => number | null}>}
+ */
+export const KNOBS = {
+  'vllm.gpu_memory_utilization': { field: 'gpu_memory_utilization', value: (s) => s.gpu_memory_utilization },
+  block_size_tokens: { field: 'block_size', value: (s) => (s.block_size > 0 ? s.block_size : null) },
+  'sglang.mem_fraction_static': { field: 'mem_fraction_static', value: (s) => (s.mem_fraction_static > 0 ? s.mem_fraction_static : null) },
+  'sglang.mamba_full_memory_ratio': { field: 'mamba_full_memory_ratio', value: (s) => s.mamba_full_memory_ratio },
+  'tensorrt_llm.free_gpu_memory_fraction': { field: 'free_gpu_memory_fraction', value: (s) => s.free_gpu_memory_fraction },
+  'llama_cpp.parallel': { field: 'parallel', value: (s) => s.parallel },
+  overhead_bytes: { field: 'overhead_gb', value: (s) => (s.overhead_gb > 0 ? Math.round(s.overhead_gb * 1e9) : null) },
 };
+
+/** @type {Record<string, import('./kvscope').EngineInfo>|null} the core's engine table, by id */
+let engines = null;
+
+/**
+ * Installs the core's engine catalogue (kv.engines()): which knobs each engine reads.
+ * @param {import('./kvscope').EngineCatalogue} catalogue
+ */
+export function useEngines(catalogue) {
+  engines = Object.fromEntries(catalogue.engines.map((e) => [e.id, e]));
+}
+
+/** The engine's label ("vLLM"); the id itself before the catalogue is installed. */
+export function engineLabel(id) {
+  return engines?.[id]?.label ?? id;
+}
+
+/** The engine's row of the core's catalogue (useEngines first); null for an unknown id. */
+export function engineInfo(id) {
+  if (!engines) throw new Error('kvscope: useEngines(kv.engines()) before building requests');
+  return engines[id] ?? null;
+}
 
 /** The answers a <kv-cache-explorer> widget can show (its `view` attribute). */
 export const WIDGET_VIEWS = ['startup', 'bytes-per-token', 'concurrency', 'context-sweep', 'compare', 'projections'];
@@ -38,7 +66,7 @@ export const FIELDS = {
   gpus: int(1, 10000),
   tp: int(1, 1024),
   pp: int(1, 1024),
-  engine: oneOf(...Object.keys(ENGINES)),
+  engine: text(ID, 40),             // an id of kv.engines(); the core names an unknown one
   gpu_memory_utilization: num(0.01, 1),
   block_size: int(0, 1 << 20),
   mem_fraction_static: num(0, 1),
@@ -144,11 +172,10 @@ function modelSource(s) {
  * @returns {import('./kvscope').PlanRequest}
  */
 export function planRequest(s, set = []) {
-  const knobs = ENGINES[s.engine].knobs;
   const custom = s.gpu === 'custom';
   const overrides = overridesOf([...splitSet(s.set), ...set]);
-  const knob = (name, value) => (knobs.includes(name) ? value : null);
-  return {
+  /** @type {import('./kvscope').PlanRequest} */
+  const request = {
     ...modelSource(s),
     gpu: custom ? null : s.gpu,
     gpu_memory_bytes: custom ? Math.round(s.gpu_memory_gb * 1e9) : null,
@@ -158,15 +185,6 @@ export function planRequest(s, set = []) {
     tensor_parallel: s.tp,
     pipeline_parallel: s.pp,
     engine: s.engine,
-    block_size_tokens: knob('block_size', s.block_size > 0 ? s.block_size : null),
-    overhead_bytes: knob('overhead_gb', s.overhead_gb > 0 ? Math.round(s.overhead_gb * 1e9) : null),
-    vllm: { gpu_memory_utilization: knob('gpu_memory_utilization', s.gpu_memory_utilization) },
-    sglang: {
-      mem_fraction_static: knob('mem_fraction_static', s.mem_fraction_static > 0 ? s.mem_fraction_static : null),
-      mamba_full_memory_ratio: knob('mamba_full_memory_ratio', s.mamba_full_memory_ratio),
-    },
-    tensorrt_llm: { free_gpu_memory_fraction: knob('free_gpu_memory_fraction', s.free_gpu_memory_fraction) },
-    llama_cpp: { parallel: knob('parallel', s.parallel) },
     kv_dtype: s.kv_dtype,
     weight_dtype: s.weight_dtype,
     weights_bytes: s.weights_gb > 0 ? Math.round(s.weights_gb * 1e9) : null,
@@ -181,6 +199,13 @@ export function planRequest(s, set = []) {
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
     set: Object.keys(overrides).length ? overrides : null,
   };
+  // The knobs the engine reads, each at its request key ("vllm.gpu_memory_utilization").
+  for (const key of engineInfo(s.engine)?.knobs ?? []) {
+    const [group, name] = key.includes('.') ? key.split('.') : [null, key];
+    const at = group ? (request[group] ??= {}) : request;
+    at[name] = KNOBS[key]?.value(s) ?? null;
+  }
+  return request;
 }
 
 /**

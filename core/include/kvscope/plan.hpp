@@ -181,6 +181,7 @@ struct PlanReport {
   std::string startup_error;
   uint64_t max_model_len_that_fits = 0;
   std::vector<std::string> notes;  // how each figure was obtained
+  std::string launch_command;      // the engine's command that starts this plan; empty for plain
   // Parallelism: the figures above are per GPU, for the tightest pipeline stage (vLLM takes the
   // minimum block count over workers); totals cover every GPU.
   uint32_t tensor_parallel = 1;

@@ -22,6 +22,8 @@ std::string sweeps_to_json(const Sweeps& sweeps);  // on one line
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();
 std::string gpu_catalog_to_json();
+// {"schema": "kvscope.engines/1", "engines": [{id, label, options_key, workload, knobs, levers}]}
+std::string engine_catalog_to_json();
 std::string
 dtype_catalog_to_json();  // {"schema": "kvscope.dtypes/1", "kv": [...], "weight": [...]}
 

@@ -14,7 +14,7 @@
 
 namespace kvscope {
 
-enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes };
+enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines };
 
 std::string_view command_name(Command command);
 // "estimate", "plan", ...; false when `name` is none of them.

@@ -1,7 +1,7 @@
 // Compare: up to four pinned scenarios side by side.
 import { h } from '../dom.js';
 import { commas, ratio } from '../format.js';
-import { ENGINES } from '../state.js';
+import { engineLabel } from '../state.js';
 
 /**
  * @param {{hash: string, label?: string, report?: any, error?: string}[]} pins
@@ -15,7 +15,7 @@ export function compareView(pins, fmt, handlers) {
   const rows = [
     ['model', (r) => r.model.name],
     ['card', (r) => `${r.parallelism.gpus} × ${r.gpu.name}`],
-    ['engine', (r) => ENGINES[r.input.engine]?.label ?? r.input.engine],
+    ['engine', (r) => engineLabel(r.input.engine)],
     ['KV dtype', (r) => r.kv_dtype.name],
     ['KV bytes / token', (r) => commas(r.kv_bytes_per_token)],
     ['max_model_len', (r) => commas(r.max_model_len)],

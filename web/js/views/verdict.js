@@ -2,14 +2,14 @@
 // and the largest max_model_len that fits.
 import { h } from '../dom.js';
 import { commas } from '../format.js';
-import { ENGINES } from '../state.js';
+import { engineLabel } from '../state.js';
 
 /**
  * @param {import('../kvscope').PlanReport} report from `plan`
  * @param {{onUseContext: (tokens: number) => void}} handlers
  */
 export function verdictView(report, handlers) {
-  const engine = ENGINES[report.input.engine]?.label ?? report.input.engine;
+  const engine = engineLabel(report.input.engine);
   const model = report.model.name;
   const card = report.gpu.name;
   const starts = report.starts;

@@ -1,0 +1,135 @@
+#include "engine_table.hpp"
+
+#include "engine_profiles.hpp"
+
+namespace kvscope {
+namespace {
+
+uint64_t derived_default(const ContextLimit& limit, const ModelShape&) {
+  return limit.default_tokens;
+}
+uint64_t derived_limit(const ContextLimit& limit, const ModelShape&) { return limit.tokens; }
+uint64_t model_positions(const ContextLimit&, const ModelShape& shape) {
+  return shape.max_position_embeddings;
+}
+
+std::string vllm_refusal(uint64_t len, const ContextLimit& limit, const ModelShape& shape) {
+  return vllm_context_error(len, limit, shape);
+}
+std::string sglang_refusal(uint64_t len, const ContextLimit& limit, const ModelShape&) {
+  return sglang_context_error(len, limit);
+}
+std::string llamacpp_warning(uint64_t len, const ContextLimit&, const ModelShape& shape) {
+  return llamacpp_context_warning(len, shape.max_position_embeddings);
+}
+
+const std::vector<EngineProfile> kEngines = [] {
+  std::vector<EngineProfile> rows(5);
+  EngineProfile& vllm = rows[0];
+  vllm.info.id = "vllm";
+  vllm.info.label = "vLLM";
+  vllm.info.options_key = "vllm";
+  vllm.info.workload =
+      "the KV pool vLLM sizes from gpu_memory_utilization less the weights, activation peak and "
+      "non-torch memory; concurrency counts requests of max_model_len tokens";
+  vllm.info.knobs = {"vllm.gpu_memory_utilization", "block_size_tokens"};
+  vllm.info.levers = {
+      {"vllm.gpu_memory_utilization", "gpu_memory_utilization 0.95", "utilization 0.95", 0.95}};
+  vllm.plan_gpu = engines::plan_vllm;
+  vllm.launch_command = engines::launch_vllm;
+  vllm.context_limit = vllm_context_limit;
+  vllm.default_max_model_len = derived_default;
+  vllm.context_policy = ContextPolicy::kRefuse;
+  vllm.allow_long_env = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
+  vllm.honours_model_max_length = true;
+  vllm.context_message = vllm_refusal;
+  vllm.ssm_state_default = engines::vllm_ssm_state_default;
+  vllm.sparse_mla_fp8_ds = true;
+  vllm.default_block_size = engines::vllm_default_block_size;
+
+  EngineProfile& sglang = rows[1];
+  sglang.info.id = "sglang";
+  sglang.info.label = "SGLang";
+  sglang.info.options_key = "sglang";
+  sglang.info.workload =
+      "the KV pool SGLang sizes from mem_fraction_static (after its recurrent-state pool for "
+      "hybrids); concurrency counts requests of context_length tokens";
+  sglang.info.knobs = {"sglang.mem_fraction_static", "sglang.mamba_full_memory_ratio"};
+  sglang.info.levers = {{"sglang.mem_fraction_static", "mem_fraction_static +0.05",
+                         "mem fraction +0.05", 0, 0.05, 0.88}};
+  sglang.plan_gpu = engines::plan_sglang;
+  sglang.launch_command = engines::launch_sglang;
+  sglang.context_limit = sglang_context_limit;
+  sglang.default_max_model_len = derived_limit;
+  sglang.context_policy = ContextPolicy::kRefuse;
+  sglang.allow_long_env = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1";
+  sglang.context_message = sglang_refusal;
+  sglang.ssm_state_default = engines::sglang_ssm_state_default;
+  sglang.sparse_mla_fp8_ds = true;
+
+  EngineProfile& trt = rows[2];
+  trt.info.id = "tensorrt-llm";
+  trt.info.label = "TensorRT-LLM";
+  trt.info.options_key = "tensorrt_llm";
+  trt.info.workload =
+      "the KV pool TensorRT-LLM sizes from free_gpu_memory_fraction of the memory free after the "
+      "weights, in blocks of 32 tokens";
+  trt.info.knobs = {"tensorrt_llm.free_gpu_memory_fraction", "block_size_tokens"};
+  trt.info.levers = {{"tensorrt_llm.free_gpu_memory_fraction", "free_gpu_memory_fraction 0.95",
+                      "free fraction 0.95", 0.95}};
+  trt.plan_gpu = engines::plan_tensorrt_llm;
+  trt.launch_command = engines::launch_tensorrt_llm;
+  trt.context_limit = vllm_context_limit;
+  trt.default_max_model_len = model_positions;
+
+  EngineProfile& llamacpp = rows[3];
+  llamacpp.info.id = "llama.cpp";
+  llamacpp.info.label = "llama.cpp";
+  llamacpp.info.options_key = "llama_cpp";
+  llamacpp.info.workload =
+      "the K and V buffers llama-server allocates at start-up for -c = context_tokens cells "
+      "shared by --parallel slots, over one server's devices";
+  llamacpp.info.knobs = {"llama_cpp.parallel"};
+  llamacpp.plan_gpu = engines::plan_llamacpp;
+  llamacpp.launch_command = engines::launch_llamacpp;
+  llamacpp.context_limit = vllm_context_limit;
+  llamacpp.default_max_model_len = model_positions;
+  llamacpp.context_policy = ContextPolicy::kWarn;
+  llamacpp.context_message = llamacpp_warning;
+  llamacpp.ssm_state_default = engines::llamacpp_ssm_state_default;
+  llamacpp.one_server_devices = true;
+
+  EngineProfile& plain = rows[4];
+  plain.info.id = "plain";
+  plain.info.label = "plain arithmetic (no engine)";
+  plain.info.workload =
+      "batch sequences of context_tokens each, in what the card holds after the weights and "
+      "overhead_bytes";
+  plain.info.knobs = {"overhead_bytes"};
+  plain.plan_gpu = engines::plan_plain;
+  plain.context_limit = vllm_context_limit;
+  plain.default_max_model_len = model_positions;
+  for (EngineProfile& e : rows) e.info.launches = e.launch_command != nullptr;
+  return rows;
+}();
+
+}  // namespace
+
+const std::vector<EngineProfile>& engine_profiles() { return kEngines; }
+
+const EngineProfile* find_engine_profile(std::string_view id) {
+  for (const EngineProfile& e : kEngines)
+    if (e.info.id == id) return &e;
+  return nullptr;
+}
+
+const std::vector<EngineInfo>& engine_catalog() {
+  static const std::vector<EngineInfo> catalog = [] {
+    std::vector<EngineInfo> infos;
+    for (const EngineProfile& e : kEngines) infos.push_back(e.info);
+    return infos;
+  }();
+  return catalog;
+}
+
+}  // namespace kvscope
