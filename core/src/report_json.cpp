@@ -1,6 +1,7 @@
 // JSON serialization of reports and catalogues. Keys are snake_case with units in their names.
 #include "kvscope/report_json.hpp"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kvscope/engines.hpp"
@@ -13,6 +14,9 @@ using nlohmann::ordered_json;
 // Invalid UTF-8 (a truncated or hostile string) is replaced, never thrown.
 std::string dump(const ordered_json& j) {
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+}
+std::string dump_compact(const ordered_json& j) {
+  return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 ordered_json optional_count(bool present, uint64_t value) {
@@ -311,35 +315,56 @@ std::string plan_to_json(const PlanReport& p) {
 
 // One line: chart data is read by programs, and indenting thousands of [x, y] pairs over four
 // lines each tripled the bytes and the time the page spends per redraw.
+// A number as nlohmann's dump writes it (the shortest text that reads back: grisu2).
+void append_number(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[64];
+  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, end);
+}
+
+// Sweeps are thousands of points: written as text directly, not built as a JSON tree first.
 std::string sweeps_to_json(const Sweeps& s) {
-  auto series_json = [](const Series& series) {
-    ordered_json points = ordered_json::array();
-    points.get_ref<ordered_json::array_t&>().reserve(series.points.size());
-    for (const auto& [x, y] : series.points) {
-      ordered_json pair = ordered_json::array();
-      pair.push_back(x);
-      pair.push_back(y);
-      points.push_back(std::move(pair));
+  const auto text = [](const std::string& v) { return dump_compact(ordered_json(v)); };
+  std::string out;
+  out.reserve(64 * 1024);
+  auto series = [&](const Series& x) {
+    out += "{\"name\":" + text(x.name) + ",\"points\":[";
+    for (size_t i = 0; i < x.points.size(); ++i) {
+      out += i == 0 ? "[" : ",[";
+      append_number(out, x.points[i].first);
+      out += ',';
+      append_number(out, x.points[i].second);
+      out += ']';
     }
-    return ordered_json{{"name", series.name}, {"points", std::move(points)}};
+    out += "]}";
   };
-  ordered_json kv = ordered_json::array();
-  for (const Series& series : s.kv_bytes_vs_context) kv.push_back(series_json(series));
-  ordered_json memory = ordered_json::object();
-  for (const auto& [label, bytes] : s.memory_breakdown) memory[label + "_bytes"] = bytes;
-  return ordered_json{
-      {"schema", "kvscope.sweeps/1"},
-      {"kvscope_version", kVersion},
-      {"model", s.plan.estimate.model_id.empty() ? ordered_json(s.plan.estimate.model_name)
-                                                 : ordered_json(s.plan.estimate.model_id)},
-      {"engine", s.plan.engine},
-      {"kv_bytes_vs_context", kv},
-      {"concurrency_vs_context", series_json(s.concurrency_vs_context)},
-      {"step_time_s_vs_batch", series_json(s.step_time_vs_batch)},
-      {"tokens_per_s_vs_batch", series_json(s.throughput_vs_batch)},
-      {"kv_capped_batch", s.kv_capped_batch},
-      {"memory_breakdown_per_gpu", memory}}
-      .dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  const std::string& model =
+      s.plan.estimate.model_id.empty() ? s.plan.estimate.model_name : s.plan.estimate.model_id;
+  out += "{\"schema\":\"kvscope.sweeps/1\",\"kvscope_version\":" + text(kVersion) +
+         ",\"model\":" + text(model) + ",\"engine\":" + text(s.plan.engine) +
+         ",\"kv_bytes_vs_context\":[";
+  for (size_t i = 0; i < s.kv_bytes_vs_context.size(); ++i) {
+    if (i != 0) out += ',';
+    series(s.kv_bytes_vs_context[i]);
+  }
+  out += "],\"concurrency_vs_context\":";
+  series(s.concurrency_vs_context);
+  out += ",\"step_time_s_vs_batch\":";
+  series(s.step_time_vs_batch);
+  out += ",\"tokens_per_s_vs_batch\":";
+  series(s.throughput_vs_batch);
+  out += ",\"kv_capped_batch\":" + std::to_string(s.kv_capped_batch) +
+         ",\"memory_breakdown_per_gpu\":{";
+  for (size_t i = 0; i < s.memory_breakdown.size(); ++i) {
+    out += (i == 0 ? "" : ",") + text(s.memory_breakdown[i].first + "_bytes") + ":" +
+           std::to_string(s.memory_breakdown[i].second);
+  }
+  out += "}}";
+  return out;
 }
 
 std::string error_to_json(const Error& e) {

@@ -3,7 +3,6 @@
 // Run: build/native/native-bench/kvscope_bench
 #include <benchmark/benchmark.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,8 +10,8 @@
 #include "kvscope/config_import.hpp"
 #include "kvscope/estimate.hpp"
 #include "kvscope/plan.hpp"
+#include "kvscope/request.hpp"
 #include "kvscope/sweeps.hpp"
-#include "kvscope_cli.hpp"
 
 namespace kvscope {
 namespace {
@@ -64,26 +63,21 @@ void BM_Sweep1000(benchmark::State& state) {
 }
 BENCHMARK(BM_Sweep1000)->Unit(benchmark::kMillisecond);
 
-// The command the page runs, JSON included: the browser benchmark (scripts/bench-page.mjs) reads
-// the label and times the same command in WebAssembly to report the WASM / native ratio.
-void BM_SweepCommand1000(benchmark::State& state) {
-  const std::vector<std::string> args = {
-      "sweep",           "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
-      "--max-model-len", "131072",  "--points",     "1000",  "--json"};
-  const cli::FileReader no_files = [](const std::string&, std::string&, std::string& error) {
-    error = "no files";
-    return false;
-  };
+// The request the page sends, decoding and JSON included: the browser benchmark
+// (scripts/bench-page.mjs) reads the label and times the same request in WebAssembly to report
+// the WASM / native ratio.
+void BM_SweepRequest1000(benchmark::State& state) {
+  const std::string request =
+      R"({"model": "llama-3.1-8b", "gpu": "h100-sxm-80gb", "max_model_len": 131072, )"
+      R"("sweep": {"points": 1000}})";
   for (auto _ : state) {
-    std::ostringstream out, err;
-    if (cli::run(args, out, err, no_files) != 0) state.SkipWithError(err.str().c_str());
-    benchmark::DoNotOptimize(out.str());
+    const Answer a = answer_json(Command::kSweep, request);
+    if (a.status != 0) state.SkipWithError(a.error.message.c_str());
+    benchmark::DoNotOptimize(a.json);
   }
-  std::string label;
-  for (const std::string& a : args) label += (label.empty() ? "" : " ") + a;
-  state.SetLabel(label);
+  state.SetLabel(request);
 }
-BENCHMARK(BM_SweepCommand1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SweepRequest1000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kvscope
