@@ -24,6 +24,16 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
                                    const std::vector<GpuLoad>& loads,
                                    const ModelShape& tightest_shape);
 
+// The weights (plan_weights.cpp): how they are stored (--weight-dtype, else the checkpoint's
+// format); a known total split over the replica's GPUs in the computed module proportions; the
+// MTP layers speculative decoding loads (true when it loads them); the total when it is known
+// rather than computed (0 = compute per tensor), which also sets the report's weights source.
+Result<WeightStorage> resolve_weight_storage(const PlanInput& in, const ModelShape& shape);
+WeightBytes given_weights(const PlanInput& in, uint64_t total, WeightBytes computed);
+Result<bool> resolve_speculative(const PlanInput& in, const ModelShape& shape, PlanReport& r);
+Result<uint64_t> known_weights_total(const PlanInput& in, const std::vector<WeightTensor>& tensors,
+                                     const WeightBytes& checkpoint, PlanReport& r);
+
 // Concurrency the tightest stage's pool sustains for the length distributions.
 Result<WorkloadCapacity> plan_workload(const PlanInput& in, const PlanReport& r,
                                        const ModelShape& gpu_shape);

@@ -1,34 +1,16 @@
-// JSON serialization of reports and catalogues. Keys are snake_case with units in their names.
+// JSON serialization of reports (catalogues: catalog_json.cpp). Keys are snake_case with units in
+// their names.
 #include "kvscope/report_json.hpp"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "kvscope/engines.hpp"
+#include "json_writing.hpp"
 
 namespace kvscope {
 namespace {
 
-using nlohmann::ordered_json;
-
-// Invalid UTF-8 (a truncated or hostile string) is replaced, never thrown.
-std::string dump(const ordered_json& j) {
-  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
-}
-std::string dump_compact(const ordered_json& j) {
-  return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-}
-
 ordered_json optional_count(bool present, uint64_t value) {
   return present ? ordered_json(value) : ordered_json(nullptr);
-}
-
-ordered_json dtype_json(const Dtype& d) {
-  return ordered_json{{"name", d.name},
-                      {"bits_per_value", bits_per_value(d)},
-                      {"scale_bits_per_row", d.row_scale_bits},
-                      {"exact", d.exact},
-                      {"description", d.description}};
 }
 
 ordered_json model_json(const EstimateReport& r) {
@@ -315,6 +297,8 @@ std::string plan_to_json(const PlanReport& p) {
 
 // One line: chart data is read by programs, and indenting thousands of [x, y] pairs over four
 // lines each tripled the bytes and the time the page spends per redraw.
+namespace {
+
 // A number as nlohmann's dump writes it (the shortest text that reads back: grisu2).
 void append_number(std::string& out, double value) {
   if (!std::isfinite(value)) {
@@ -325,6 +309,8 @@ void append_number(std::string& out, double value) {
   char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, end);
 }
+
+}  // namespace
 
 // Sweeps are thousands of points: written as text directly, not built as a JSON tree first.
 std::string sweeps_to_json(const Sweeps& s) {
@@ -372,77 +358,6 @@ std::string error_to_json(const Error& e) {
       {"schema", kReportSchema},
       {"error", ordered_json{{"code", e.code}, {"message", e.message}, {"field", e.field}}}};
   return dump(j);
-}
-
-std::string model_catalog_to_json() {
-  ordered_json list = ordered_json::array();
-  for (const ModelEntry& m : model_catalog()) {
-    list.push_back(ordered_json{{"id", m.id},
-                                {"name", m.name},
-                                {"family", m.family},
-                                {"hf_id", m.hf_id},
-                                {"aliases", m.aliases},
-                                {"source", m.source},
-                                {"config", ordered_json::parse(m.config_json, nullptr, false)}});
-  }
-  return dump(ordered_json{{"schema", "kvscope.models/1"}, {"models", list}});
-}
-
-std::string gpu_catalog_to_json() {
-  ordered_json list = ordered_json::array();
-  for (const GpuEntry& g : gpu_catalog()) {
-    list.push_back(ordered_json{
-        {"id", g.id},
-        {"name", g.name},
-        {"vendor", g.vendor},
-        {"memory_marketed", g.memory_marketed},
-        {"memory_bytes", g.memory_bytes},
-        {"memory_bytes_source", g.memory_bytes_source},
-        {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
-        {"bf16_dense_flops",
-         g.bf16_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.bf16_dense_flops)},
-        {"fp8_dense_flops",
-         g.fp8_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.fp8_dense_flops)},
-        {"source", g.source}});
-  }
-  return dump(ordered_json{{"schema", "kvscope.gpus/1"}, {"gpus", list}});
-}
-
-std::string dtype_catalog_to_json() {
-  ordered_json j{{"schema", "kvscope.dtypes/1"}};
-  for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {
-    ordered_json list = ordered_json::array();
-    for (const Dtype& d : list_dtypes(use)) list.push_back(dtype_json(d));
-    j[use == DtypeUse::kKv ? "kv" : "weight"] = std::move(list);
-  }
-  return dump(j);
-}
-
-std::string engine_catalog_to_json() {
-  ordered_json engines = ordered_json::array();
-  for (const EngineInfo& e : engine_catalog()) {
-    ordered_json levers = ordered_json::array();
-    for (const EngineLever& l : e.levers) {
-      ordered_json lever{{"key", l.key}, {"label", l.label}, {"short_label", l.short_label}};
-      if (l.step != 0) {
-        lever["step"] = l.step;
-        lever["from"] = l.from;
-      } else {
-        lever["value"] = l.value;
-      }
-      levers.push_back(std::move(lever));
-    }
-    engines.push_back(
-        ordered_json{{"id", e.id},
-                     {"label", e.label},
-                     {"options_key",
-                      e.options_key.empty() ? ordered_json(nullptr) : ordered_json(e.options_key)},
-                     {"workload", e.workload},
-                     {"knobs", e.knobs},
-                     {"levers", std::move(levers)},
-                     {"launches", e.launches}});
-  }
-  return dump(ordered_json{{"schema", "kvscope.engines/1"}, {"engines", std::move(engines)}});
 }
 
 }  // namespace kvscope
