@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON \
   -DKVSCOPE_BUILD_TESTS=OFF -DKVBENCH_CUDA=OFF >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan
-for target in config_import cli plan; do
+cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan fuzz_request
+for target in config_import cli plan request; do
   work="$(mktemp -d)"
   seeds=("tests/fuzz/corpus/$target")
   if [ "$target" = config_import ]; then seeds+=(tests/data/configs tests/data/real-configs); fi
+  if [ "$target" = request ]; then seeds+=(tests/data/requests); fi
   echo "fuzz_$target: ${seconds} s from ${seeds[*]}"
   status=0
   build/fuzz/tests/fuzz/fuzz_$target "$work" "${seeds[@]}" -max_total_time="$seconds" \

@@ -18,7 +18,7 @@ enum class Kind {
   kText,        // a string
   kCount,       // a whole number; on the command line with a k/M suffix (128k = 131072)
   kBytes,       // a whole number of bytes; on the command line 24GB, 80GiB
-  kRate,        // bytes per second; on the command line 3.35TB/s
+  kRate,        // whole bytes per second; on the command line 3.35TB/s
   kNumber,      // a decimal number
   kSwitch,      // true / false; a bare flag on the command line
   kFile,        // {"name", "text"}: a file's content; on the command line its path

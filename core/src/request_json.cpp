@@ -96,8 +96,6 @@ std::optional<Error> read_value(const Field& f, const ordered_json& v, Request& 
     std::optional<Error> operator()(double& (*at)(Request&)) const {
       if (!v.is_number()) return bad(f, "expected a number, got " + shown(v));
       const double value = v.get<double>();
-      if (f.kind == Kind::kRate && !(value > 0))
-        return bad(f, "must be more than 0 bytes per second");
       at(r) = value * f.scale;
       return std::nullopt;
     }
@@ -134,13 +132,22 @@ std::optional<Error> read_value(const Field& f, const ordered_json& v, Request& 
       return std::nullopt;
     }
   };
-  if (v.is_null()) return std::nullopt;  // null = the default, as if left out
-  if (f.kind == Kind::kBytes) {
+  if (v.is_null()) return std::nullopt;                   // null = the default, as if left out
+  if (f.kind == Kind::kBytes || f.kind == Kind::kRate) {  // whole bytes (per second), 1 or more
     uint64_t bytes = 0;
     if (auto e = read_count(f, v, bytes)) return e;
     if (bytes == 0) return bad(f, "must be at least 1 byte");
   }
   return std::visit(Reader{f, v, r}, f.target);
+}
+
+// A key that can name itself in an error: letters, digits, _ and dots, 64 at most (anything else
+// is quoted inside the message of the "request" field).
+bool plain_key(const std::string& key) {
+  return !key.empty() && key.size() <= 64 &&
+         key.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
+             std::string::npos;
 }
 
 std::optional<Error> read_object(const ordered_json& object, const std::string& prefix,
@@ -163,7 +170,10 @@ std::optional<Error> read_object(const ordered_json& object, const std::string& 
       if (auto e = read_object(value, key + ".", command, r)) return e;
       continue;
     }
-    return make_error(kInvalidValue, key, "unknown key (see kvscope.request/1)");
+    return plain_key(key)
+               ? make_error(kInvalidValue, key, "unknown key (see kvscope.request/1)")
+               : make_error(kInvalidValue, "request",
+                            "unknown key " + quote_user_text(key) + " (see kvscope.request/1)");
   }
   return std::nullopt;
 }

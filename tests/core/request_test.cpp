@@ -118,6 +118,10 @@ TEST(Request, BadValuesNameTheirKey) {
       {R"({"model": )", "request"},
   };
   for (const auto& [text, field] : cases) EXPECT_EQ(refused(text).field, field) << text;
+  // Found by fuzz_request: a key with a newline (or markup) is quoted, never echoed as the field.
+  const Error odd = refused("{\"model\": \"llama-3.1-8b\", \"gpu\\n<b>\": 1}");
+  EXPECT_EQ(odd.field, "request");
+  EXPECT_EQ(odd.message, R"(request: unknown key "gpu\x0a\x3cb\x3e" (see kvscope.request/1))");
   EXPECT_EQ(refused(R"({"model": "llama-3.1-8b", "engine": "vllm"})", Command::kEstimate).message,
             "engine: not read by estimate (plan, sweep only)");
   EXPECT_EQ(refused(R"({"model": "llama-3.1-8b", "prompt_tokens": 5})", Command::kEstimate).field,
