@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with Debian's clang (ASan + UBSan) and runs each for FUZZ_SECONDS
 # (default 60) from its seed corpus in tests/fuzz/corpus/<target>/, fuzz_config_import also from
-# the test configs themselves (tests/data/configs, tests/data/real-configs); new inputs go to a
+# the test configs themselves (tests/data/configs, tests/data/real-configs); fuzz_request's seeds are
+# the golden requests with their command byte first; new inputs go to a
 # temporary folder, not the source tree. Any crash, leak, timeout or sanitizer report fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,6 @@ for target in config_import cli plan request; do
   work="$(mktemp -d)"
   seeds=("tests/fuzz/corpus/$target")
   if [ "$target" = config_import ]; then seeds+=(tests/data/configs tests/data/real-configs); fi
-  if [ "$target" = request ]; then seeds+=(tests/data/requests); fi
   echo "fuzz_$target: ${seconds} s from ${seeds[*]}"
   status=0
   build/fuzz/tests/fuzz/fuzz_$target "$work" "${seeds[@]}" -max_total_time="$seconds" \
