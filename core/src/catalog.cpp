@@ -11,7 +11,7 @@
 namespace kvscope {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 std::string text_of(const json& obj, const char* key) {
   return obj.contains(key) && obj[key].is_string() ? obj[key].get<std::string>() : std::string();

@@ -15,7 +15,7 @@ std::string model_catalog_to_json() {
                                 {"hf_id", m.hf_id},
                                 {"aliases", m.aliases},
                                 {"source", m.source},
-                                {"config", ordered_json::parse(m.config_json, nullptr, false)}});
+                                {"config", ordered_json::parse(std::string_view(m.config_json), nullptr, false)}});
   }
   return dump(ordered_json{{"schema", "kvscope.models/1"}, {"models", list}});
 }

@@ -351,7 +351,7 @@ std::string command_line_usage() {
 
 std::vector<std::string> command_line_arguments(const Request& request) {
   std::vector<std::string> out{std::string(command_name(request.command))};
-  const ordered_json j = ordered_json::parse(request_to_json(request));
+  const ordered_json j = ordered_json::parse(std::string_view(request_to_json(request)));
   for (const Field& f : fields()) {
     if (f.flag.empty() || !reads(f.commands, request.command)) continue;
     const ordered_json* at = &j;

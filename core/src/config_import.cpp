@@ -28,7 +28,7 @@ Result<ModelShape> Importer::run() {
 }  // namespace config
 
 using config::describe;
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 Result<ImportedModel> import_config(std::string_view json_text) {
   const Result<json> parsed = parse_python_json(json_text, "config");
   if (!parsed.ok) return Result<ImportedModel>::failure(parsed.error);

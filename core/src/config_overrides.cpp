@@ -8,7 +8,7 @@
 
 namespace kvscope {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 Result<std::string> apply_config_overrides(
     const std::string& config_json,

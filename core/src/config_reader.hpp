@@ -16,7 +16,7 @@
 
 namespace kvscope::config {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 inline constexpr uint64_t kMaxLayers = 65536;
 inline constexpr uint64_t kMaxHeads = 65536;

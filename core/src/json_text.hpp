@@ -15,9 +15,9 @@ namespace kvscope {
 
 // Parses `text` as JSON plus Python's three bare non-finite literals. A syntax error names `field`
 // and the line and column in `text` itself.
-Result<nlohmann::json> parse_python_json(std::string_view text, const std::string& field);
+Result<nlohmann::ordered_json> parse_python_json(std::string_view text, const std::string& field);
 
 // The number a bare NaN / Infinity / -Infinity stood for, or nullopt for any other value.
-std::optional<double> non_finite_number(const nlohmann::json& value);
+std::optional<double> non_finite_number(const nlohmann::ordered_json& value);
 
 }  // namespace kvscope

@@ -15,7 +15,7 @@ namespace {
 
 using config::ConfigReader;
 using config::describe;
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 constexpr uint32_t kFp32 = 32, kFp16 = 16, kE8m0 = 8, kFp8 = 8;
 

@@ -14,7 +14,7 @@ namespace kvscope {
 // Reads `config` (the quantization_config object, at `path`) for a `model_type` checkpoint whose
 // unquantized tensors are `plain`. Methods not modelled leave the weights in `plain`, with an
 // assumption saying so and `exact` false; malformed fields are errors naming them.
-Result<WeightStorage> read_quantization_config(const nlohmann::json& config,
+Result<WeightStorage> read_quantization_config(const nlohmann::ordered_json& config,
                                                const std::string& path,
                                                const std::string& model_type, const Dtype& plain,
                                                std::vector<std::string>& assumptions);

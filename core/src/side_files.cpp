@@ -6,7 +6,7 @@
 namespace kvscope {
 
 using config::ConfigReader;
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 Result<uint64_t> read_weights_index(std::string_view json_text) {
   using R = Result<uint64_t>;
