@@ -2,8 +2,6 @@
 // their names.
 #include "kvscope/report_json.hpp"
 
-#include <cmath>
-
 #include "json_writing.hpp"
 
 namespace kvscope {
@@ -293,64 +291,6 @@ std::string plan_to_json(const PlanReport& p) {
       p.launch_command.empty() ? ordered_json(nullptr) : ordered_json(p.launch_command);
   j["notes"] = p.notes;
   return dump(j);
-}
-
-// One line: chart data is read by programs, and indenting thousands of [x, y] pairs over four
-// lines each tripled the bytes and the time the page spends per redraw.
-namespace {
-
-// A number as nlohmann's dump writes it (the shortest text that reads back: grisu2).
-void append_number(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[64];
-  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, end);
-}
-
-}  // namespace
-
-// Sweeps are thousands of points: written as text directly, not built as a JSON tree first.
-std::string sweeps_to_json(const Sweeps& s) {
-  const auto text = [](const std::string& v) { return dump_compact(ordered_json(v)); };
-  std::string out;
-  out.reserve(64 * 1024);
-  auto series = [&](const Series& x) {
-    out += "{\"name\":" + text(x.name) + ",\"points\":[";
-    for (size_t i = 0; i < x.points.size(); ++i) {
-      out += i == 0 ? "[" : ",[";
-      append_number(out, x.points[i].first);
-      out += ',';
-      append_number(out, x.points[i].second);
-      out += ']';
-    }
-    out += "]}";
-  };
-  const std::string& model =
-      s.plan.estimate.model_id.empty() ? s.plan.estimate.model_name : s.plan.estimate.model_id;
-  out += "{\"schema\":\"kvscope.sweeps/1\",\"kvscope_version\":" + text(kVersion) +
-         ",\"model\":" + text(model) + ",\"engine\":" + text(s.plan.engine) +
-         ",\"kv_bytes_vs_context\":[";
-  for (size_t i = 0; i < s.kv_bytes_vs_context.size(); ++i) {
-    if (i != 0) out += ',';
-    series(s.kv_bytes_vs_context[i]);
-  }
-  out += "],\"concurrency_vs_context\":";
-  series(s.concurrency_vs_context);
-  out += ",\"step_time_s_vs_batch\":";
-  series(s.step_time_vs_batch);
-  out += ",\"tokens_per_s_vs_batch\":";
-  series(s.throughput_vs_batch);
-  out += ",\"kv_capped_batch\":" + std::to_string(s.kv_capped_batch) +
-         ",\"memory_breakdown_per_gpu\":{";
-  for (size_t i = 0; i < s.memory_breakdown.size(); ++i) {
-    out += (i == 0 ? "" : ",") + text(s.memory_breakdown[i].first + "_bytes") + ":" +
-           std::to_string(s.memory_breakdown[i].second);
-  }
-  out += "}}";
-  return out;
 }
 
 std::string error_to_json(const Error& e) {

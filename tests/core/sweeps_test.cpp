@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
 
+#include "kvscope/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -53,6 +56,25 @@ TEST(Sweeps, PointCountsAreBounded) {
   SweepRange range;
   range.points = 1;
   EXPECT_EQ(sweep(in, range).error.field, "sweep.points");
+}
+
+// The writer prints numbers itself (whole values by a fast path); each must read as nlohmann prints
+// it.
+TEST(Sweeps, WrittenNumbersAreWhatNlohmannPrints) {
+  Sweeps s = sweep_ok("llama-3.1-8b", 4);
+  const std::vector<double> values = {
+      0.0,   -0.0, 1.0, 131072.0, 999999999999999.0, 1e15,      4.5e15,
+      1e300, -3.0, 0.1, 2.5e-7,   1.0 / 3,           12345.678, std::numeric_limits<double>::max()};
+  s.concurrency_vs_context.points.clear();
+  std::string expected = "\"points\":[";
+  for (const double v : values) {
+    s.concurrency_vs_context.points.emplace_back(v, v);
+    const std::string one = nlohmann::ordered_json(v).dump();
+    expected += (expected.back() == '[' ? "[" : ",[") + one + "," + one + "]";
+  }
+  const std::string text = sweeps_to_json(s);
+  EXPECT_NE(text.find(expected + "]"), std::string::npos) << expected << "\nnot in\n" << text;
+  EXPECT_NE(text.find("[999999999999999.0,999999999999999.0],[1e+15,1e+15]"), std::string::npos);
 }
 
 }  // namespace
