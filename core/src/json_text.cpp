@@ -14,7 +14,7 @@ namespace {
 using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep document order too
 
 // A private-use character no config writer emits starts each marked string.
-constexpr std::string_view kMarkEscaped = "\\ue000";    // as written into the strict text
+constexpr std::string_view kMarkEscaped = "\\ue000";  // as written into the strict text
 constexpr std::string_view kMarkUtf8 = "\xee\x80\x80";  // as the parsed string holds it
 
 struct Literal {
@@ -35,7 +35,9 @@ struct Replacement {
   size_t strict_length = 0;
 };
 
-bool continues_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool continues_word(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
 
 // Records what a parse error says, without exceptions (nlohmann's SAX interface).
 struct ParseErrorSax : json::json_sax_t {
@@ -131,21 +133,19 @@ Result<json> parse_python_json(std::string_view text, const std::string& field) 
   json parsed = json::parse(std::string_view(strict), nullptr, false);
   if (!parsed.is_discarded()) return Result<json>::success(std::move(parsed));
   ParseErrorSax sax;  // a second pass only on failure, for the position and nlohmann's words
-  if (!json::sax_parse(std::string_view(strict), &sax)) {
-    const size_t at = std::min(original_position(sax.position, replacements), text.size());
-    size_t line = 1, line_start = 0;
-    for (size_t i = 0; i < at && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
+  static_cast<void>(json::sax_parse(std::string_view(strict), &sax));  // false: the error, in sax
+  const size_t at = std::min(original_position(sax.position, replacements), text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
     }
-    return Result<json>::failure(make_error(kInvalidJson, field,
-                                            "not valid JSON at line " + std::to_string(line) +
-                                                ", column " + std::to_string(at - line_start) +
-                                                ": " + error_detail(sax.message)));
   }
-  return Result<json>::failure(make_error(kInvalidJson, field, "not valid JSON"));
+  return Result<json>::failure(make_error(
+      kInvalidJson, field,
+      "not valid JSON at line " + std::to_string(line) + ", column " +
+          std::to_string(at - line_start) + ": " + error_detail(sax.message)));
 }
 
 std::optional<double> non_finite_number(const json& value) {
