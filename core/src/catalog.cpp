@@ -114,7 +114,7 @@ const std::vector<ModelEntry>& model_catalog() {
         }
       }
       out.push_back(ModelEntry{text_of(m, "id"), text_of(m, "name"), text_of(m, "family"),
-                               text_of(m, "hf_id"), aliases, text_of(m, "source"), text_of(m, "note"),
+                               text_of(m, "hf_id"), aliases, text_of(m, "source"),
                                count_of(m, "params_published"),
                                count_of(m, "active_params_published"), text_of(m, "params_source"),
                                m.contains("config") ? m["config"].dump() : "{}"});
@@ -130,11 +130,11 @@ const std::vector<GpuEntry>& gpu_catalog() {
     const json doc = json::parse(data::kGpusJson, nullptr, false);
     if (!doc.is_object() || !doc.contains("gpus")) return out;
     for (const json& g : doc["gpus"]) {
-      out.push_back(GpuEntry{
-          text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"), text_of(g, "memory_marketed"),
-          count_of(g, "memory_bytes"), text_of(g, "memory_bytes_source"),
-          count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
-          rate_of(g, "fp8_dense_flops"), text_of(g, "source"), text_of(g, "note")});
+      out.push_back(GpuEntry{text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"),
+                             text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
+                             text_of(g, "memory_bytes_source"),
+                             count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
+                             rate_of(g, "fp8_dense_flops"), text_of(g, "source")});
     }
     return out;
   }();

@@ -6,75 +6,102 @@
 
 namespace kvscope {
 
+namespace {
+
+// {"schema": ..., "<list>": [ — the caller writes the entries and calls end_catalog.
+void begin_catalog(JsonWriter& w, const char* schema, const char* list) {
+  w.begin_object();
+  w.field("schema", schema);
+  w.key(list).begin_array();
+}
+
+std::string end_catalog(JsonWriter& w) {
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace
+
 std::string model_catalog_to_json() {
-  ordered_json list = ordered_json::array();
+  JsonWriter w;
+  begin_catalog(w, "kvscope.models/1", "models");
   for (const ModelEntry& m : model_catalog()) {
-    list.push_back(ordered_json{{"id", m.id},
-                                {"name", m.name},
-                                {"family", m.family},
-                                {"hf_id", m.hf_id},
-                                {"aliases", m.aliases},
-                                {"source", m.source},
-                                {"config", ordered_json::parse(std::string_view(m.config_json), nullptr, false)}});
+    w.begin_object();
+    w.field("id", m.id);
+    w.field("name", m.name);
+    w.field("family", m.family);
+    w.field("hf_id", m.hf_id);
+    w.field("aliases", m.aliases);
+    w.field("source", m.source);
+    w.key("config").tree(ordered_json::parse(std::string_view(m.config_json), nullptr, false));
+    w.end_object();
   }
-  return dump(ordered_json{{"schema", "kvscope.models/1"}, {"models", list}});
+  return end_catalog(w);
 }
 
 std::string gpu_catalog_to_json() {
-  ordered_json list = ordered_json::array();
+  JsonWriter w;
+  begin_catalog(w, "kvscope.gpus/1", "gpus");
   for (const GpuEntry& g : gpu_catalog()) {
-    list.push_back(ordered_json{
-        {"id", g.id},
-        {"name", g.name},
-        {"vendor", g.vendor},
-        {"memory_marketed", g.memory_marketed},
-        {"memory_bytes", g.memory_bytes},
-        {"memory_bytes_source", g.memory_bytes_source},
-        {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
-        {"bf16_dense_flops",
-         g.bf16_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.bf16_dense_flops)},
-        {"fp8_dense_flops",
-         g.fp8_dense_flops == 0 ? ordered_json(nullptr) : ordered_json(g.fp8_dense_flops)},
-        {"source", g.source}});
+    w.begin_object();
+    w.field("id", g.id);
+    w.field("name", g.name);
+    w.field("vendor", g.vendor);
+    w.field("memory_marketed", g.memory_marketed);
+    w.field("memory_bytes", g.memory_bytes);
+    w.field("memory_bytes_source", g.memory_bytes_source);
+    w.field("bandwidth_bytes_per_s", g.bandwidth_bytes_per_s);
+    w.field_or_null("bf16_dense_flops", g.bf16_dense_flops != 0, g.bf16_dense_flops);
+    w.field_or_null("fp8_dense_flops", g.fp8_dense_flops != 0, g.fp8_dense_flops);
+    w.field("source", g.source);
+    w.end_object();
   }
-  return dump(ordered_json{{"schema", "kvscope.gpus/1"}, {"gpus", list}});
+  return end_catalog(w);
 }
 
 std::string dtype_catalog_to_json() {
-  ordered_json j{{"schema", "kvscope.dtypes/1"}};
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", "kvscope.dtypes/1");
   for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {
-    ordered_json list = ordered_json::array();
-    for (const Dtype& d : list_dtypes(use)) list.push_back(dtype_json(d));
-    j[use == DtypeUse::kKv ? "kv" : "weight"] = std::move(list);
+    w.key(use == DtypeUse::kKv ? "kv" : "weight").begin_array();
+    for (const Dtype& d : list_dtypes(use)) write_dtype(w, d);
+    w.end_array();
   }
-  return dump(j);
+  w.end_object();
+  return w.take();
 }
 
 std::string engine_catalog_to_json() {
-  ordered_json engines = ordered_json::array();
+  JsonWriter w;
+  begin_catalog(w, "kvscope.engines/1", "engines");
   for (const EngineInfo& e : engine_catalog()) {
-    ordered_json levers = ordered_json::array();
+    w.begin_object();
+    w.field("id", e.id);
+    w.field("label", e.label);
+    w.field_or_null("options_key", !e.options_key.empty(), e.options_key);
+    w.field("workload", e.workload);
+    w.field("knobs", e.knobs);
+    w.key("levers").begin_array();
     for (const EngineLever& l : e.levers) {
-      ordered_json lever{{"key", l.key}, {"label", l.label}, {"short_label", l.short_label}};
+      w.begin_object();
+      w.field("key", l.key);
+      w.field("label", l.label);
+      w.field("short_label", l.short_label);
       if (l.step != 0) {
-        lever["step"] = l.step;
-        lever["from"] = l.from;
+        w.field("step", l.step);
+        w.field("from", l.from);
       } else {
-        lever["value"] = l.value;
+        w.field("value", l.value);
       }
-      levers.push_back(std::move(lever));
+      w.end_object();
     }
-    engines.push_back(
-        ordered_json{{"id", e.id},
-                     {"label", e.label},
-                     {"options_key",
-                      e.options_key.empty() ? ordered_json(nullptr) : ordered_json(e.options_key)},
-                     {"workload", e.workload},
-                     {"knobs", e.knobs},
-                     {"levers", std::move(levers)},
-                     {"launches", e.launches}});
+    w.end_array();
+    w.field("launches", e.launches);
+    w.end_object();
   }
-  return dump(ordered_json{{"schema", "kvscope.engines/1"}, {"engines", std::move(engines)}});
+  return end_catalog(w);
 }
 
 }  // namespace kvscope

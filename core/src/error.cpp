@@ -3,6 +3,13 @@
 
 namespace kvscope {
 
+Error make_error(std::string_view code, std::string_view field, std::string_view detail) {
+  std::string message(field);
+  if (!field.empty()) message += ": ";
+  message += detail;
+  return Error{std::string(code), std::move(message), std::string(field)};
+}
+
 std::string quote_user_text(std::string_view text) {
   constexpr size_t kMaxShown = 40;
   static const char kHex[] = "0123456789abcdef";

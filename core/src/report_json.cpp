@@ -7,297 +7,384 @@
 namespace kvscope {
 namespace {
 
-ordered_json optional_count(bool present, uint64_t value) {
-  return present ? ordered_json(value) : ordered_json(nullptr);
-}
-
-ordered_json model_json(const EstimateReport& r) {
+void write_model(JsonWriter& w, const EstimateReport& r) {
   const ModelShape& s = r.shape;
-  ordered_json m{{"id", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
-                 {"name", r.model_name},
-                 {"source", r.source},
-                 {"model_type", s.model_type},
-                 {"layers", s.layers.size()},
-                 {"hidden_size", s.hidden_size},
-                 {"num_attention_heads", s.num_attention_heads},
-                 {"head_dim", s.head_dim},
-                 {"intermediate_size", s.intermediate_size},
-                 {"vocab_size", s.vocab_size},
-                 {"max_position_embeddings", s.max_position_embeddings},
-                 {"tie_word_embeddings", s.tie_word_embeddings},
-                 {"torch_dtype", s.torch_dtype},
-                 {"weight_dtype", s.weights.name},
-                 {"draft_layers", s.draft_layers.size()}};
-  m["moe"] = s.moe.num_experts == 0
-                 ? ordered_json(nullptr)
-                 : ordered_json{
-                       {"num_experts", s.moe.num_experts},
-                       {"experts_per_token", s.moe.experts_per_token},
-                       {"shared_experts", s.moe.shared_experts},
-                       {"expert_intermediate_size", s.moe.expert_intermediate_size},
-                       {"shared_expert_intermediate_size", s.moe.shared_expert_intermediate_size}};
-  m["mla"] = s.mla.kv_lora_rank == 0 ? ordered_json(nullptr)
-                                     : ordered_json{{"kv_lora_rank", s.mla.kv_lora_rank},
-                                                    {"qk_rope_head_dim", s.mla.qk_rope_head_dim},
-                                                    {"qk_nope_head_dim", s.mla.qk_nope_head_dim},
-                                                    {"v_head_dim", s.mla.v_head_dim},
-                                                    {"q_lora_rank", s.mla.q_lora_rank}};
-  return m;
+  w.begin_object();
+  w.field_or_null("id", !r.model_id.empty(), r.model_id);
+  w.field("name", r.model_name);
+  w.field("source", r.source);
+  w.field("model_type", s.model_type);
+  w.field("layers", s.layers.size());
+  w.field("hidden_size", s.hidden_size);
+  w.field("num_attention_heads", s.num_attention_heads);
+  w.field("head_dim", s.head_dim);
+  w.field("intermediate_size", s.intermediate_size);
+  w.field("vocab_size", s.vocab_size);
+  w.field("max_position_embeddings", s.max_position_embeddings);
+  w.field("tie_word_embeddings", s.tie_word_embeddings);
+  w.field("torch_dtype", s.torch_dtype);
+  w.field("weight_dtype", s.weights.name);
+  w.field("draft_layers", s.draft_layers.size());
+  w.key("moe");
+  if (s.moe.num_experts == 0) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("num_experts", s.moe.num_experts);
+    w.field("experts_per_token", s.moe.experts_per_token);
+    w.field("shared_experts", s.moe.shared_experts);
+    w.field("expert_intermediate_size", s.moe.expert_intermediate_size);
+    w.field("shared_expert_intermediate_size", s.moe.shared_expert_intermediate_size);
+    w.end_object();
+  }
+  w.key("mla");
+  if (s.mla.kv_lora_rank == 0) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("kv_lora_rank", s.mla.kv_lora_rank);
+    w.field("qk_rope_head_dim", s.mla.qk_rope_head_dim);
+    w.field("qk_nope_head_dim", s.mla.qk_nope_head_dim);
+    w.field("v_head_dim", s.mla.v_head_dim);
+    w.field("q_lora_rank", s.mla.q_lora_rank);
+    w.end_object();
+  }
+  w.end_object();
 }
 
-ordered_json group_json(const GroupKv& g, const Dtype& kv) {
+void write_group(JsonWriter& w, const GroupKv& g, const Dtype& kv) {
   const LayerSpec& s = g.group.spec;
-  return ordered_json{
-      {"kind", layer_kind_label(s)},
-      {"attention", attention_kind_name(s.attention)},
-      {"state", s.state == StateKind::kNone ? ordered_json(nullptr)
-                                            : ordered_json(state_kind_name(s.state))},
-      {"layer_count", g.group.layer_indices.size()},
-      {"layers", g.group.layer_indices},
-      {"kv_heads", s.kv_heads},
-      {"k_head_dim", s.k_head_dim},
-      {"v_head_dim", s.v_head_dim},
-      {"window_tokens", s.windowed() ? ordered_json(s.window_tokens) : ordered_json(nullptr)},
-      {"state_values_per_layer", s.state_values},
-      {"kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer},
-      {"kv_bytes_per_token", g.kv_bytes_per_token},
-      {"kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv)},
-      {"kept_tokens_per_sequence", g.kept_tokens_per_sequence},
-      {"allocated_tokens_per_sequence", g.allocated_tokens_per_sequence},
-      {"state_bytes_per_sequence", g.state_bytes_per_sequence},
-      {"kv_bytes_per_sequence", g.kv_bytes_per_sequence},
-      {"kv_bytes_total", g.kv_bytes_total},
-      {"shared_prefix_bytes", g.shared_prefix_bytes}};
+  w.begin_object();
+  w.field("kind", layer_kind_label(s));
+  w.field("attention", attention_kind_name(s.attention));
+  w.field_or_null("state", s.state != StateKind::kNone, state_kind_name(s.state));
+  w.field("layer_count", g.group.layer_indices.size());
+  w.field("layers", g.group.layer_indices);
+  w.field("kv_heads", s.kv_heads);
+  w.field("k_head_dim", s.k_head_dim);
+  w.field("v_head_dim", s.v_head_dim);
+  w.field_or_null("window_tokens", s.windowed(), s.window_tokens);
+  w.field("state_values_per_layer", s.state_values);
+  w.field("kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer);
+  w.field("kv_bytes_per_token", g.kv_bytes_per_token);
+  w.field("kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv));
+  w.field("kept_tokens_per_sequence", g.kept_tokens_per_sequence);
+  w.field("allocated_tokens_per_sequence", g.allocated_tokens_per_sequence);
+  w.field("state_bytes_per_sequence", g.state_bytes_per_sequence);
+  w.field("kv_bytes_per_sequence", g.kv_bytes_per_sequence);
+  w.field("kv_bytes_total", g.kv_bytes_total);
+  w.field("shared_prefix_bytes", g.shared_prefix_bytes);
+  w.end_object();
+}
+
+// The members of a step's object; the caller opens and closes it (and adds its own).
+void write_step(JsonWriter& w, const StepEstimate& e, uint64_t sequences) {
+  w.field("weight_bytes_read", e.weight_bytes);
+  w.field("kv_bytes", e.kv_bytes);
+  w.field("flops", e.flops);
+  w.field("memory_time_s", e.memory_time_s);
+  w.field("compute_time_s", e.compute_time_s);
+  w.field("time_s", e.time_s);
+  w.field("bound", e.bound);
+  w.field("tokens_per_s", e.time_s > 0 ? static_cast<double>(sequences) / e.time_s : 0.0);
+  if (e.experts_read_per_moe_layer > 0)
+    w.field("experts_read_per_moe_layer", e.experts_read_per_moe_layer);
+}
+
+void write_roofline(JsonWriter& w, const PlanRoofline& r) {
+  w.begin_object();
+  w.field("available", r.available);
+  if (!r.available) {
+    w.field("reason", r.reason);
+    w.end_object();
+    return;
+  }
+  w.field("note", r.reason.empty() ? "estimates from datasheet peaks, not measurements" : r.reason);
+  w.field("bandwidth_bytes_per_s", r.peaks.bandwidth_bytes_per_s);
+  w.field("peak_flops", r.peaks.flops);
+  w.field("peak_dtype", r.peaks.flops_dtype);
+  w.key("decode").begin_object();
+  write_step(w, r.decode, r.batch);
+  w.field("batch", r.batch);
+  w.field("context_tokens", r.context_tokens);
+  w.field("tokens_per_s_per_sequence", r.decode.time_s > 0 ? 1.0 / r.decode.time_s : 0.0);
+  w.end_object();
+  w.key("prefill").begin_object();
+  write_step(w, r.prefill, r.prompt_tokens);  // tokens/s of prompt processed
+  w.field("prompt_tokens", r.prompt_tokens);
+  w.end_object();
+  w.field("kv_capped_batch", r.kv_capped_batch);
+  w.key("decode_at_kv_capped_batch");
+  if (r.kv_capped_batch > 0) {
+    w.begin_object();
+    write_step(w, r.decode_at_kv_cap, r.kv_capped_batch);
+    w.field("batch", r.kv_capped_batch);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.end_object();
+}
+
+// The estimate's input members: a plan adds its own to the same object.
+void write_estimate_input(JsonWriter& w, const EstimateReport& r) {
+  const KvWorkload& l = r.workload;
+  w.field_or_null("model", !r.model_id.empty(), r.model_id);
+  w.field_or_null("config", r.model_id.empty(), r.source);
+  w.field("kv_dtype", r.kv_dtype.name);
+  w.field("state_dtype", r.state_dtype.name);
+  w.field("ssm_state_dtype",
+          r.shape.ssm_state_dtype.empty() ? r.state_dtype.name : r.shape.ssm_state_dtype);
+  w.field("context_tokens", l.context_tokens);
+  w.field("batch", l.batch);
+  w.field_or_null("block_size_tokens", l.block_size_tokens != 0, l.block_size_tokens);
+  w.field("shared_prefix_tokens", l.shared_prefix_tokens);
+  w.field_or_null("prompt_tokens", r.has_projections, r.prompt_tokens);
+  w.field_or_null("output_tokens", r.has_projections, r.output_tokens);
+}
+
+// Everything of the estimate after its input, the start of a plan's report too.
+void write_estimate_results(JsonWriter& w, const EstimateReport& r) {
+  w.key("model");
+  write_model(w, r);
+  w.key("kv_dtype");
+  write_dtype(w, r.kv_dtype);
+  w.field("kv_bytes_per_token", r.kv.kv_bytes_per_token);
+  w.field("kv_bytes_per_sequence", r.kv.kv_bytes_per_sequence);
+  w.field("kv_bytes_total", r.kv.kv_bytes_total);
+  w.field("recurrent_state_bytes_per_sequence", r.kv.state_bytes_per_sequence);
+  w.field("shared_prefix_bytes", r.kv.shared_prefix_bytes);
+  w.field("kv_layers", r.kv.kv_layers);
+  w.field_or_null("kv_projections_without_cache", r.has_projections, r.projections.without_cache);
+  w.field_or_null("kv_projections_with_cache", r.has_projections, r.projections.with_cache);
+  w.key("layer_groups").begin_array();
+  for (const GroupKv& g : r.kv.groups) write_group(w, g, r.kv_dtype);
+  w.end_array();
+  w.field("assumptions", r.assumptions);
+}
+
+void begin_report(JsonWriter& w) {
+  w.begin_object();
+  w.field("schema", kReportSchema);
+  w.field("kvscope_version", kVersion);
+  w.key("input").begin_object();
+}
+
+void write_weights(JsonWriter& w, const PlanReport& p) {
+  const uint64_t gpu_params = p.gpu_weights.quantized_params + p.gpu_weights.unquantized_params;
+  w.key("weight_dtype").begin_object();
+  w.field("name", p.weights.name);
+  w.field("bits_per_value", gpu_params == 0
+                                ? 0.0
+                                : static_cast<double>(p.gpu_weights.total) * 8 * p.tensor_parallel /
+                                      static_cast<double>(gpu_params));
+  w.field("scale_bits_per_row", 0);
+  w.field("exact", p.weights.exact);
+  w.field("description", p.weights.summary);
+  w.end_object();
+  w.field("weights_bytes", p.weights_bytes);
+  w.key("weights").begin_object();
+  w.field_or_null("method", !p.weights.method.empty(), p.weights.method);
+  w.field("source", p.weights_source);
+  w.field("exact", p.weights.exact);
+  w.field("checkpoint_bytes", p.checkpoint_weights_bytes);
+  w.field_or_null("computed_checkpoint_bytes", p.computed_checkpoint_weights_bytes != 0,
+                  p.computed_checkpoint_weights_bytes);
+  w.field("bytes_per_gpu", p.weights_bytes);
+  w.key("by_module").begin_array();
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    w.begin_object();
+    w.field("module", module_class_name(m.module));
+    w.field("format", m.format);
+    w.field("params", m.params);
+    w.field("bytes_per_gpu", m.bytes);
+    w.field("draft", m.draft);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+void write_parallelism(JsonWriter& w, const PlanReport& p) {
+  w.key("parallelism").begin_object();
+  w.field("tensor_parallel", p.tensor_parallel);
+  w.field("pipeline_parallel", p.pipeline_parallel);
+  w.field("data_parallel", p.data_parallel);
+  w.field("gpus", uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel);
+  w.field("figures", "per GPU of the tightest pipeline stage; totals below");
+  w.key("stages").begin_array();
+  for (const PlanStage& st : p.stages) {
+    w.begin_object();
+    w.field("first_layer", st.first_layer);
+    w.field("layer_count", st.layer_count);
+    w.field("kv_heads_per_gpu", st.kv_heads_per_gpu);
+    w.field("weights_bytes", st.weights_bytes);
+    w.field("kv_pool_bytes", st.kv_pool_bytes);
+    w.field("num_blocks", st.num_blocks);
+    w.field("max_concurrency", st.max_concurrency);
+    w.field("starts", st.starts);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.key("totals").begin_object();
+  w.field("weights_bytes", p.total_weights_bytes);
+  w.field("kv_pool_bytes", p.total_kv_pool_bytes);
+  w.field("max_concurrency", p.total_max_concurrency);
+  w.end_object();
+  w.key("devices").begin_array();
+  for (const DeviceBuffers& d : p.devices) {
+    w.begin_object();
+    w.field("device", d.device);
+    w.field("first_layer", d.first_layer);
+    w.field("layer_count", d.layer_count);
+    w.field("output_layer", d.output_layer);
+    w.field("weights_bytes", d.weights_bytes);
+    w.field("kv_bytes", d.kv_bytes);
+    w.field("state_bytes", d.state_bytes);
+    w.field("memory_bytes", d.memory_bytes);
+    w.field("fits", d.fits);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_pool(JsonWriter& w, const PlanReport& p) {
+  w.key("budget").begin_object();
+  w.field("kv_memory_given", p.kv_memory_given);
+  w.field("requested_bytes", p.requested_bytes);
+  w.field("weights_bytes", p.weights_bytes);
+  w.field("activation_bytes", p.activation_bytes);
+  w.field("non_torch_bytes", p.non_torch_bytes);
+  w.field("cudagraph_bytes", p.cudagraph_bytes);
+  w.field("kv_pool_bytes", p.kv_pool_bytes);
+  w.end_object();
+  w.field("kv_pool_bytes", p.kv_pool_bytes);
+  w.field_or_null("block_size_tokens", p.block_size_tokens != 0, p.block_size_tokens);
+  w.field_or_null("max_num_batched_tokens", p.max_num_batched_tokens != 0,
+                  p.max_num_batched_tokens);
+  w.field("num_blocks", p.num_blocks);
+  w.field("kv_pool_tokens", p.kv_pool_tokens);
+  w.field("max_model_len", p.max_model_len);
+  const ContextLimit& limit = p.context_limit;
+  w.key("context_limit");
+  if (limit.tokens == 0) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("tokens", limit.tokens);
+    w.field("default_tokens", limit.default_tokens);
+    w.field("derived_from", limit.derived_from);
+    w.field("explanation", limit.explanation);
+    w.field("exceeded", p.context_limit_exceeded);
+    w.end_object();
+  }
+  w.field("kv_bytes_needed_for_max_model_len", p.kv_bytes_needed);
+  w.field("max_concurrency", p.max_concurrency);
+  w.field("max_context", p.max_context);
+  w.field_or_null("swa_pool_tokens", p.swa_pool_tokens != 0, p.swa_pool_tokens);
+  w.field_or_null("max_running_requests", p.max_running_requests != 0, p.max_running_requests);
+  const StatePool& states = p.state_pool;
+  w.key("state_pool");
+  if (states.conv_bytes_per_slot + states.ssm_bytes_per_slot == 0) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("slots", states.slots);
+    w.field("conv_bytes_per_slot", states.conv_bytes_per_slot);
+    w.field("ssm_bytes_per_slot", states.ssm_bytes_per_slot);
+    w.field("conv_dtype", states.conv_dtype);
+    w.field("ssm_dtype", states.ssm_dtype);
+    w.field("reserved_bytes", states.reserved_bytes);
+    w.field("bytes", states.bytes);
+    w.end_object();
+  }
+}
+
+void write_workload(JsonWriter& w, const PlanReport& p) {
+  w.key("workload");
+  if (!p.has_workload) {
+    w.null();
+    return;
+  }
+  const WorkloadCapacity& c = p.workload;
+  w.begin_object();
+  w.field("mean_prompt_tokens", c.mean_prompt_tokens);
+  w.field("mean_output_tokens", c.mean_output_tokens);
+  w.field("mean_tokens_held", c.mean_tokens_held);
+  w.field("mean_kv_bytes_per_sequence", c.mean_bytes_per_sequence);
+  w.field("stddev_kv_bytes_per_sequence", c.stddev_bytes_per_sequence);
+  w.field("expected_concurrency", c.expected_concurrency);
+  w.field("p99_concurrency", c.p99_concurrency);
+  w.field("assumptions", c.assumptions);
+  w.end_object();
 }
 
 }  // namespace
 
-static ordered_json step_json(const StepEstimate& e, uint64_t sequences) {
-  ordered_json j{{"weight_bytes_read", e.weight_bytes},
-                 {"kv_bytes", e.kv_bytes},
-                 {"flops", e.flops},
-                 {"memory_time_s", e.memory_time_s},
-                 {"compute_time_s", e.compute_time_s},
-                 {"time_s", e.time_s},
-                 {"bound", e.bound},
-                 {"tokens_per_s", e.time_s > 0 ? static_cast<double>(sequences) / e.time_s : 0.0}};
-  if (e.experts_read_per_moe_layer > 0)
-    j["experts_read_per_moe_layer"] = e.experts_read_per_moe_layer;
-  return j;
+std::string report_to_json(const EstimateReport& r) {
+  JsonWriter w;
+  begin_report(w);
+  write_estimate_input(w, r);
+  w.end_object();
+  write_estimate_results(w, r);
+  w.end_object();
+  return w.take();
 }
-
-static ordered_json roofline_json(const PlanRoofline& r) {
-  if (!r.available) return ordered_json{{"available", false}, {"reason", r.reason}};
-  ordered_json decode = step_json(r.decode, r.batch);
-  decode["batch"] = r.batch;
-  decode["context_tokens"] = r.context_tokens;
-  decode["tokens_per_s_per_sequence"] = r.decode.time_s > 0 ? 1.0 / r.decode.time_s : 0.0;
-  ordered_json prefill = step_json(r.prefill, r.prompt_tokens);  // tokens/s of prompt processed
-  prefill["prompt_tokens"] = r.prompt_tokens;
-  ordered_json capped = nullptr;
-  if (r.kv_capped_batch > 0) {
-    capped = step_json(r.decode_at_kv_cap, r.kv_capped_batch);
-    capped["batch"] = r.kv_capped_batch;
-  }
-  return ordered_json{
-      {"available", true},
-      {"note", r.reason.empty() ? "estimates from datasheet peaks, not measurements" : r.reason},
-      {"bandwidth_bytes_per_s", r.peaks.bandwidth_bytes_per_s},
-      {"peak_flops", r.peaks.flops},
-      {"peak_dtype", r.peaks.flops_dtype},
-      {"decode", decode},
-      {"prefill", prefill},
-      {"kv_capped_batch", r.kv_capped_batch},
-      {"decode_at_kv_capped_batch", capped}};
-}
-
-static ordered_json estimate_json(const EstimateReport& r) {
-  const KvWorkload& w = r.workload;
-  ordered_json j;
-  j["schema"] = kReportSchema;
-  j["kvscope_version"] = kVersion;
-  j["input"] = ordered_json{
-      {"model", r.model_id.empty() ? ordered_json(nullptr) : ordered_json(r.model_id)},
-      {"config", r.model_id.empty() ? ordered_json(r.source) : ordered_json(nullptr)},
-      {"kv_dtype", r.kv_dtype.name},
-      {"state_dtype", r.state_dtype.name},
-      {"ssm_state_dtype",
-       r.shape.ssm_state_dtype.empty() ? r.state_dtype.name : r.shape.ssm_state_dtype},
-      {"context_tokens", w.context_tokens},
-      {"batch", w.batch},
-      {"block_size_tokens", optional_count(w.block_size_tokens != 0, w.block_size_tokens)},
-      {"shared_prefix_tokens", w.shared_prefix_tokens},
-      {"prompt_tokens", optional_count(r.has_projections, r.prompt_tokens)},
-      {"output_tokens", optional_count(r.has_projections, r.output_tokens)}};
-  j["model"] = model_json(r);
-  j["kv_dtype"] = dtype_json(r.kv_dtype);
-  j["kv_bytes_per_token"] = r.kv.kv_bytes_per_token;
-  j["kv_bytes_per_sequence"] = r.kv.kv_bytes_per_sequence;
-  j["kv_bytes_total"] = r.kv.kv_bytes_total;
-  j["recurrent_state_bytes_per_sequence"] = r.kv.state_bytes_per_sequence;
-  j["shared_prefix_bytes"] = r.kv.shared_prefix_bytes;
-  j["kv_layers"] = r.kv.kv_layers;
-  j["kv_projections_without_cache"] =
-      optional_count(r.has_projections, r.projections.without_cache);
-  j["kv_projections_with_cache"] = optional_count(r.has_projections, r.projections.with_cache);
-  ordered_json groups = ordered_json::array();
-  for (const GroupKv& g : r.kv.groups) groups.push_back(group_json(g, r.kv_dtype));
-  j["layer_groups"] = std::move(groups);
-  j["assumptions"] = r.assumptions;
-  return j;
-}
-
-std::string report_to_json(const EstimateReport& r) { return dump(estimate_json(r)); }
 
 std::string plan_to_json(const PlanReport& p) {
-  ordered_json j = estimate_json(p.estimate);
-  j["input"]["engine"] = p.engine;
-  j["input"]["gpu"] = p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id);
-  j["input"]["max_model_len"] = p.max_model_len;
-  j["input"]["weight_dtype"] = p.weights.name;
-  j["gpu"] = ordered_json{{"id", p.gpu_id.empty() ? ordered_json(nullptr) : ordered_json(p.gpu_id)},
-                          {"name", p.gpu_name},
-                          {"memory_bytes", p.kv_memory_given ? ordered_json(nullptr)
-                                                             : ordered_json(p.gpu_memory_bytes)}};
-  j["parameters"] = ordered_json{{"total", p.params.total},
-                                 {"active_per_token", p.params.active_per_token},
-                                 {"embedding", p.params.embedding},
-                                 {"lm_head", p.params.lm_head},
-                                 {"attention", p.params.attention},
-                                 {"recurrent", p.params.recurrent},
-                                 {"mlp", p.params.mlp},
-                                 {"routed_experts", p.params.routed_experts},
-                                 {"shared_experts", p.params.shared_experts},
-                                 {"norms", p.params.norms}};
-  const uint64_t gpu_params = p.gpu_weights.quantized_params + p.gpu_weights.unquantized_params;
-  j["weight_dtype"] = ordered_json{
-      {"name", p.weights.name},
-      {"bits_per_value", gpu_params == 0 ? 0.0
-                                         : static_cast<double>(p.gpu_weights.total) * 8 *
-                                               p.tensor_parallel / static_cast<double>(gpu_params)},
-      {"scale_bits_per_row", 0},
-      {"exact", p.weights.exact},
-      {"description", p.weights.summary}};
-  j["weights_bytes"] = p.weights_bytes;
-  ordered_json modules = ordered_json::array();
-  for (const ModuleBytes& m : p.gpu_weights.modules) {
-    modules.push_back(ordered_json{{"module", module_class_name(m.module)},
-                                   {"format", m.format},
-                                   {"params", m.params},
-                                   {"bytes_per_gpu", m.bytes},
-                                   {"draft", m.draft}});
-  }
-  j["weights"] = ordered_json{
-      {"method", p.weights.method.empty() ? ordered_json(nullptr) : ordered_json(p.weights.method)},
-      {"source", p.weights_source},
-      {"exact", p.weights.exact},
-      {"checkpoint_bytes", p.checkpoint_weights_bytes},
-      {"computed_checkpoint_bytes", p.computed_checkpoint_weights_bytes == 0
-                                        ? ordered_json(nullptr)
-                                        : ordered_json(p.computed_checkpoint_weights_bytes)},
-      {"bytes_per_gpu", p.weights_bytes},
-      {"by_module", std::move(modules)}};
-  j["budget"] =
-      ordered_json{{"kv_memory_given", p.kv_memory_given}, {"requested_bytes", p.requested_bytes},
-                   {"weights_bytes", p.weights_bytes},     {"activation_bytes", p.activation_bytes},
-                   {"non_torch_bytes", p.non_torch_bytes}, {"cudagraph_bytes", p.cudagraph_bytes},
-                   {"kv_pool_bytes", p.kv_pool_bytes}};
-  j["kv_pool_bytes"] = p.kv_pool_bytes;
-  j["block_size_tokens"] =
-      p.block_size_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.block_size_tokens);
-  j["max_num_batched_tokens"] = p.max_num_batched_tokens == 0
-                                    ? ordered_json(nullptr)
-                                    : ordered_json(p.max_num_batched_tokens);
-  j["num_blocks"] = p.num_blocks;
-  j["kv_pool_tokens"] = p.kv_pool_tokens;
-  j["max_model_len"] = p.max_model_len;
-  const ContextLimit& limit = p.context_limit;
-  j["context_limit"] = limit.tokens == 0 ? ordered_json(nullptr)
-                                         : ordered_json{{"tokens", limit.tokens},
-                                                        {"default_tokens", limit.default_tokens},
-                                                        {"derived_from", limit.derived_from},
-                                                        {"explanation", limit.explanation},
-                                                        {"exceeded", p.context_limit_exceeded}};
-  j["kv_bytes_needed_for_max_model_len"] = p.kv_bytes_needed;
-  j["max_concurrency"] = p.max_concurrency;
-  j["max_context"] = p.max_context;
-  j["swa_pool_tokens"] =
-      p.swa_pool_tokens == 0 ? ordered_json(nullptr) : ordered_json(p.swa_pool_tokens);
-  j["max_running_requests"] =
-      p.max_running_requests == 0 ? ordered_json(nullptr) : ordered_json(p.max_running_requests);
-  const StatePool& states = p.state_pool;
-  j["state_pool"] = states.conv_bytes_per_slot + states.ssm_bytes_per_slot == 0
-                        ? ordered_json(nullptr)
-                        : ordered_json{{"slots", states.slots},
-                                       {"conv_bytes_per_slot", states.conv_bytes_per_slot},
-                                       {"ssm_bytes_per_slot", states.ssm_bytes_per_slot},
-                                       {"conv_dtype", states.conv_dtype},
-                                       {"ssm_dtype", states.ssm_dtype},
-                                       {"reserved_bytes", states.reserved_bytes},
-                                       {"bytes", states.bytes}};
-  j["starts"] = p.starts;
-  j["startup_error"] =
-      p.startup_error.empty() ? ordered_json(nullptr) : ordered_json(p.startup_error);
-  j["max_model_len_that_fits"] = p.max_model_len_that_fits;
-  ordered_json stages = ordered_json::array();
-  for (const PlanStage& st : p.stages) {
-    stages.push_back(ordered_json{{"first_layer", st.first_layer},
-                                  {"layer_count", st.layer_count},
-                                  {"kv_heads_per_gpu", st.kv_heads_per_gpu},
-                                  {"weights_bytes", st.weights_bytes},
-                                  {"kv_pool_bytes", st.kv_pool_bytes},
-                                  {"num_blocks", st.num_blocks},
-                                  {"max_concurrency", st.max_concurrency},
-                                  {"starts", st.starts}});
-  }
-  j["parallelism"] =
-      ordered_json{{"tensor_parallel", p.tensor_parallel},
-                   {"pipeline_parallel", p.pipeline_parallel},
-                   {"data_parallel", p.data_parallel},
-                   {"gpus", uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel},
-                   {"figures", "per GPU of the tightest pipeline stage; totals below"},
-                   {"stages", stages}};
-  j["totals"] = ordered_json{{"weights_bytes", p.total_weights_bytes},
-                             {"kv_pool_bytes", p.total_kv_pool_bytes},
-                             {"max_concurrency", p.total_max_concurrency}};
-  ordered_json devices = ordered_json::array();
-  for (const DeviceBuffers& d : p.devices) {
-    devices.push_back(ordered_json{{"device", d.device},
-                                   {"first_layer", d.first_layer},
-                                   {"layer_count", d.layer_count},
-                                   {"output_layer", d.output_layer},
-                                   {"weights_bytes", d.weights_bytes},
-                                   {"kv_bytes", d.kv_bytes},
-                                   {"state_bytes", d.state_bytes},
-                                   {"memory_bytes", d.memory_bytes},
-                                   {"fits", d.fits}});
-  }
-  j["devices"] = std::move(devices);
-  j["roofline"] = roofline_json(p.roofline);
-  if (p.has_workload) {
-    const WorkloadCapacity& w = p.workload;
-    j["workload"] = ordered_json{{"mean_prompt_tokens", w.mean_prompt_tokens},
-                                 {"mean_output_tokens", w.mean_output_tokens},
-                                 {"mean_tokens_held", w.mean_tokens_held},
-                                 {"mean_kv_bytes_per_sequence", w.mean_bytes_per_sequence},
-                                 {"stddev_kv_bytes_per_sequence", w.stddev_bytes_per_sequence},
-                                 {"expected_concurrency", w.expected_concurrency},
-                                 {"p99_concurrency", w.p99_concurrency},
-                                 {"assumptions", w.assumptions}};
-  } else {
-    j["workload"] = nullptr;
-  }
-  j["launch_command"] =
-      p.launch_command.empty() ? ordered_json(nullptr) : ordered_json(p.launch_command);
-  j["notes"] = p.notes;
-  return dump(j);
+  JsonWriter w;
+  begin_report(w);
+  write_estimate_input(w, p.estimate);
+  w.field("engine", p.engine);
+  w.field_or_null("gpu", !p.gpu_id.empty(), p.gpu_id);
+  w.field("max_model_len", p.max_model_len);
+  w.field("weight_dtype", p.weights.name);
+  w.end_object();
+  write_estimate_results(w, p.estimate);
+  w.key("gpu").begin_object();
+  w.field_or_null("id", !p.gpu_id.empty(), p.gpu_id);
+  w.field("name", p.gpu_name);
+  w.field_or_null("memory_bytes", !p.kv_memory_given, p.gpu_memory_bytes);
+  w.end_object();
+  w.key("parameters").begin_object();
+  w.field("total", p.params.total);
+  w.field("active_per_token", p.params.active_per_token);
+  w.field("embedding", p.params.embedding);
+  w.field("lm_head", p.params.lm_head);
+  w.field("attention", p.params.attention);
+  w.field("recurrent", p.params.recurrent);
+  w.field("mlp", p.params.mlp);
+  w.field("routed_experts", p.params.routed_experts);
+  w.field("shared_experts", p.params.shared_experts);
+  w.field("norms", p.params.norms);
+  w.end_object();
+  write_weights(w, p);
+  write_pool(w, p);
+  w.field("starts", p.starts);
+  w.field_or_null("startup_error", !p.startup_error.empty(), p.startup_error);
+  w.field("max_model_len_that_fits", p.max_model_len_that_fits);
+  write_parallelism(w, p);
+  w.key("roofline");
+  write_roofline(w, p.roofline);
+  write_workload(w, p);
+  w.field_or_null("launch_command", !p.launch_command.empty(), p.launch_command);
+  w.field("notes", p.notes);
+  w.end_object();
+  return w.take();
 }
 
 std::string error_to_json(const Error& e) {
-  ordered_json j{
-      {"schema", kReportSchema},
-      {"error", ordered_json{{"code", e.code}, {"message", e.message}, {"field", e.field}}}};
-  return dump(j);
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", kReportSchema);
+  w.key("error").begin_object();
+  w.field("code", e.code);
+  w.field("message", e.message);
+  w.field("field", e.field);
+  w.end_object();
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace kvscope

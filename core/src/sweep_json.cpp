@@ -1,9 +1,5 @@
 // The sweeps' writer: thousands of points written as text directly, on the page's hot path (each
 // redraw), so it is compiled for speed where the other writers are compiled for size.
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-
 #include "json_writing.hpp"
 #include "kvscope/report_json.hpp"
 
@@ -11,27 +7,15 @@ namespace kvscope {
 
 namespace {
 
-// A number as nlohmann's dump writes it (the shortest text that reads back: grisu2), into `at`
-// (room for 32 characters); whole values below 10^15, most points, by a faster path. Flatten
-// inlines to_chars here, whichever copy of it the linker keeps.
-[[gnu::flatten]] char* write_number(char* at, double value) {
-  if (!std::isfinite(value)) return std::copy_n("null", 4, at);
-  if (value == std::floor(value) && std::fabs(value) < 1e15 && !std::signbit(value)) {
-    at = std::to_chars(at, at + 24, static_cast<uint64_t>(value)).ptr;
-    return std::copy_n(".0", 2, at);
-  }
-  return nlohmann::detail::to_chars(at, at + 32, value);
-}
-
 // ",[x,y]" (or "[x,y]" first) with one append: the string's own calls dominated the time.
 void append_point(std::string& out, const std::pair<double, double>& point, bool first) {
   char buffer[72];
   char* at = buffer;
   if (!first) *at++ = ',';
   *at++ = '[';
-  at = write_number(at, point.first);
+  at = write_json_number(at, point.first);
   *at++ = ',';
-  at = write_number(at, point.second);
+  at = write_json_number(at, point.second);
   *at++ = ']';
   out.append(buffer, at);
 }

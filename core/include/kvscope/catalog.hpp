@@ -18,7 +18,6 @@ struct ModelEntry {
   std::string hf_id;   // "meta-llama/Llama-3.1-8B"
   std::vector<std::string> aliases;  // Hugging Face ids of checkpoints with this same config
   std::string source;  // where the config was read
-  std::string note;
   uint64_t params_published = 0;         // maker's published total, 0 when none is published
   uint64_t active_params_published = 0;  // MoE: published activated parameters
   std::string params_source;
@@ -36,7 +35,6 @@ struct GpuEntry {
   double bf16_dense_flops = 0;         // datasheet dense peak, 0 when the chip has none
   double fp8_dense_flops = 0;
   std::string source;
-  std::string note;
 };
 
 const std::vector<ModelEntry>& model_catalog();

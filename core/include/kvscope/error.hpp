@@ -23,11 +23,8 @@ struct Error {
   std::string field;    // e.g. "text_config.num_key_value_heads", "context", "kv_dtype"
 };
 
-// Builds an Error whose message is "<field>: <detail>".
-inline Error make_error(std::string code, std::string field, const std::string& detail) {
-  std::string message = field.empty() ? detail : field + ": " + detail;
-  return Error{std::move(code), std::move(message), std::move(field)};
-}
+// Builds an Error whose message is "<field>: <detail>" (out of line: hundreds of call sites).
+Error make_error(std::string_view code, std::string_view field, std::string_view detail);
 
 // Quotes untrusted text for a message: at most 40 characters, control characters and quotes
 // escaped, so a hostile value cannot break the one-line error or inject markup.
@@ -40,7 +37,8 @@ struct Result {
   Error error{};
 
   static Result success(T v) { return Result{true, std::move(v), {}}; }
-  static Result failure(Error e) { return Result{false, T{}, std::move(e)}; }
+  // Out of line: a failure default-constructs the value, which for a report is long code.
+  [[gnu::noinline]] static Result failure(Error e) { return Result{false, T{}, std::move(e)}; }
 };
 
 }  // namespace kvscope
