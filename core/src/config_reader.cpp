@@ -19,6 +19,25 @@ std::string describe(const json& value) {
   return value.dump();  // a number or null: short and safe
 }
 
+std::vector<std::string> ConfigReader::string_list(const std::string& key) {
+  std::vector<std::string> out;
+  if (!has(key)) return out;
+  const json& v = config_[key];
+  if (!v.is_array()) {
+    fail(kInvalidValue, key, "expected a list of module names, got " + describe(v));
+    return out;
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string() || non_finite_number(v[i])) {
+      fail(kInvalidValue, key + "[" + std::to_string(i) + "]",
+           "expected a module name, got " + describe(v[i]));
+      return out;
+    }
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
 const json& family_defaults_table() {
   static const json table = json::parse(data::kConfigDefaultsJson, nullptr, false);
   return table;

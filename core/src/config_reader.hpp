@@ -188,6 +188,9 @@ class ConfigReader {
     return n;
   }
 
+  // Strings of a list field ("modules_to_not_convert", "ignore", ...); absent or null = none.
+  std::vector<std::string> string_list(const std::string& key);
+
   const json& config() const { return config_; }
 
  private:

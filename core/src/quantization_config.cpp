@@ -19,55 +19,11 @@ using json = nlohmann::ordered_json;  // one JSON type in the core: readers keep
 
 constexpr uint32_t kFp32 = 32, kFp16 = 16, kE8m0 = 8, kFp8 = 8;
 
-// Values of `bits` bits; a scale (and zero point) of `tile_bits` per tile_rows x tile_cols.
-MatrixFormat quantized(std::string name, uint32_t bits, uint32_t tile_rows, uint32_t tile_cols,
-                       uint32_t tile_bits) {
-  MatrixFormat f;
-  f.name = std::move(name);
-  f.group_values = 1;
-  f.group_bits = bits;
-  f.tile_rows = tile_rows;
-  f.tile_cols = tile_cols;
-  f.tile_bits = tile_bits;
-  f.quantized = true;
-  return f;
-}
-
-// fp4 e2m1 values in groups of `group`, each group with one scale of `scale_bits` (MXFP4, NVFP4).
-MatrixFormat fp4_groups(std::string name, uint32_t group, uint32_t scale_bits) {
-  MatrixFormat f;
-  f.name = std::move(name);
-  f.group_values = group;
-  f.group_bits = group * 4 + scale_bits;
-  f.quantized = true;
-  return f;
-}
-
 // A group of `group` input values per scale along each output row (-1: the whole row).
 uint32_t group_tile(int64_t group) { return group <= 0 ? 0 : static_cast<uint32_t>(group); }
 
 std::string group_text(int64_t group) {
   return group <= 0 ? std::string("per channel") : "group " + std::to_string(group);
-}
-
-// Strings of a list field ("modules_to_not_convert", "ignore", ...); absent or null = none.
-std::vector<std::string> string_list(ConfigReader& r, const char* key) {
-  std::vector<std::string> out;
-  if (!r.has(key)) return out;
-  const json& v = r.config()[key];
-  if (!v.is_array()) {
-    r.fail(kInvalidValue, key, "expected a list of module names, got " + describe(v));
-    return out;
-  }
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string() || non_finite_number(v[i])) {
-      r.fail(kInvalidValue, std::string(key) + "[" + std::to_string(i) + "]",
-             "expected a module name, got " + describe(v[i]));
-      return out;
-    }
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
 }
 
 // A signed group size (-1 = per channel), or `fallback` when absent.
@@ -106,8 +62,9 @@ class QuantizationReader {
     } else if (method == "bitsandbytes") {
       bitsandbytes();
     } else if (method == "fbgemm_fp8") {
-      s_.rules.push_back({{}, {}, quantized("fp8 + fp32 scale per channel", 8, 1, 0, kFp32)});
-      s_.kept_patterns = string_list(r_, "modules_to_not_convert");
+      s_.rules.push_back(
+          {{}, {}, quantized_format("fp8 + fp32 scale per channel", 8, 1, 0, kFp32)});
+      s_.kept_patterns = r_.string_list("modules_to_not_convert");
       keep_head_and_routers();
       label("fp8 per channel", "fbgemm fp8: linear layers in fp8 with an fp32 scale per channel");
     } else if (!r_.failed()) {
@@ -159,8 +116,8 @@ class QuantizationReader {
   // DeepSeek / Qwen fine-grained fp8 (weight_block_size [128, 128]: one fp32 weight_scale_inv per
   // block) or per-tensor fp8 (one fp32 weight_scale, and an input_scale when static).
   void fp8() {
-    s_.kept_patterns = string_list(r_, "modules_to_not_convert");
-    for (const std::string& p : string_list(r_, "ignored_layers")) s_.kept_patterns.push_back(p);
+    s_.kept_patterns = r_.string_list("modules_to_not_convert");
+    for (const std::string& p : r_.string_list("ignored_layers")) s_.kept_patterns.push_back(p);
     keep_head_and_routers();
     s_.fp8_compute = true;
     const std::string activations = r_.text("activation_scheme").value_or("dynamic");
@@ -178,8 +135,8 @@ class QuantizationReader {
       s_.rules.push_back(
           {{},
            {},
-           quantized("fp8 e4m3 + fp32 scale per " + block + " block", 8,
-                     static_cast<uint32_t>(*rows), static_cast<uint32_t>(*cols), kFp32)});
+           quantized_format("fp8 e4m3 + fp32 scale per " + block + " block", 8,
+                            static_cast<uint32_t>(*rows), static_cast<uint32_t>(*cols), kFp32)});
       label("fp8 " + block + " blocks",
             "fp8 with " + block +
                 " block scales: linear layers in fp8 e4m3 plus one fp32 scale "
@@ -187,7 +144,7 @@ class QuantizationReader {
                 block + " block; embeddings, norms, routers and head in " + s_.plain.name);
       return;
     }
-    MatrixFormat f = quantized("fp8 e4m3 + fp32 scale per tensor", 8, 0, 0, kFp32);
+    MatrixFormat f = quantized_format("fp8 e4m3 + fp32 scale per tensor", 8, 0, 0, kFp32);
     if (activations == "static") f.tensor_bytes = 4;  // input_scale
     s_.rules.push_back({{}, {}, f});
     label("fp8 per tensor",
@@ -199,10 +156,10 @@ class QuantizationReader {
   // gpt-oss: routed experts in MXFP4 (32 fp4 values in 16 bytes + one e8m0 scale byte); the
   // rest (modules_to_not_convert: attention, routers, embeddings, head) in the plain dtype.
   void mxfp4() {
-    s_.kept_patterns = string_list(r_, "modules_to_not_convert");
+    s_.kept_patterns = r_.string_list("modules_to_not_convert");
     s_.rules.push_back({{ModuleClass::kRoutedExperts},
                         {},
-                        fp4_groups("mxfp4 (fp4 e2m1 + e8m0 scale per 32)", 32, kE8m0)});
+                        fp4_group_format("mxfp4 (fp4 e2m1 + e8m0 scale per 32)", 32, kE8m0)});
     label("mxfp4 experts",
           "MXFP4: routed experts in fp4 with an e8m0 scale per 32 values (4.25 "
           "bits); attention, routers, embeddings and head in " +
@@ -218,15 +175,16 @@ class QuantizationReader {
         r_, method == "awq" && !r_.has("group_size") ? "q_group_size" : "group_size", 128);
     if (r_.failed()) return;
     const bool zeros = method != "awq" || r_.flag("zero_point").value_or(true);
-    MatrixFormat f = quantized(method + " int" + std::to_string(bits) + " " + group_text(group),
-                               static_cast<uint32_t>(bits), 1, group_tile(group),
-                               kFp16 + (zeros ? static_cast<uint32_t>(bits) : 0));
+    MatrixFormat f =
+        quantized_format(method + " int" + std::to_string(bits) + " " + group_text(group),
+                         static_cast<uint32_t>(bits), 1, group_tile(group),
+                         kFp16 + (zeros ? static_cast<uint32_t>(bits) : 0));
     if (method == "gptq") f.bits_per_col = 32;  // g_idx
     // AutoRound quantizes the decoder blocks it names (block_name_to_quantize) and nothing else.
     std::vector<std::string> blocks;
     if (method == "auto-round" && r_.has("block_name_to_quantize")) blocks = {"model.layers"};
     s_.rules.push_back({{}, blocks, f});
-    s_.kept_patterns = string_list(r_, "modules_to_not_convert");
+    s_.kept_patterns = r_.string_list("modules_to_not_convert");
     keep_head_and_routers();
     if (method == "gptq") {
       if (r_.flag("lm_head").value_or(false)) s_.kept_modules = {ModuleClass::kRouter};
@@ -279,7 +237,7 @@ class QuantizationReader {
       w.fail(kUnsupported, "strategy", "unknown weight strategy " + describe(json(strategy)));
       return std::nullopt;
     }
-    MatrixFormat f = quantized(
+    MatrixFormat f = quantized_format(
         type + std::to_string(bits) + " " + strategy +
             (cols != 0 && strategy != "block" ? " " + std::to_string(cols) : std::string()) + " (" +
             format + ")",
@@ -292,7 +250,7 @@ class QuantizationReader {
   void compressed_tensors() {
     std::string global_format = r_.text("format").value_or("float-quantized");
     std::replace(global_format.begin(), global_format.end(), '_', '-');  // "pack_quantized"
-    s_.kept_patterns = string_list(r_, "ignore");
+    s_.kept_patterns = r_.string_list("ignore");
     if (r_.failed()) return;
     if (!r_.has("config_groups") || !r_.config()["config_groups"].is_object()) {
       r_.fail(kMissingField, "config_groups", "a compressed-tensors config needs config_groups");
@@ -323,7 +281,7 @@ class QuantizationReader {
       if (format == "nvfp4-pack-quantized" && in != nullptr && in->is_object())
         f->tensor_bytes += 4;  // input_global_scale
       StorageRule rule{{}, {}, *f};
-      for (const std::string& t : string_list(g, "targets")) {
+      for (const std::string& t : g.string_list("targets")) {
         if (t.rfind("re:", 0) == 0 || t.find('.') != std::string::npos) rule.patterns.push_back(t);
       }
       if (adopt_failure(g)) return;
@@ -356,10 +314,10 @@ class QuantizationReader {
     ConfigReader m(q, path_ + (&q == &r_.config() ? "." : ".quantization."), "", assumptions_);
     const std::string algo = m.text("quant_algo").value_or("");
     const uint64_t group = m.count("group_size", 1, 1 << 16).value_or(16);
-    s_.kept_patterns = string_list(m, "exclude_modules");
+    s_.kept_patterns = m.string_list("exclude_modules");
     if (adopt_failure(m)) return;
     if (algo == "FP8") {
-      MatrixFormat f = quantized("fp8 e4m3 + fp32 weight and input scale", 8, 0, 0, kFp32);
+      MatrixFormat f = quantized_format("fp8 e4m3 + fp32 weight and input scale", 8, 0, 0, kFp32);
       f.tensor_bytes = 4;  // input_scale
       s_.rules.push_back({{}, {}, f});
       s_.fp8_compute = true;
@@ -368,8 +326,9 @@ class QuantizationReader {
             "scales; excluded modules in " +
                 s_.plain.name);
     } else if (algo == "NVFP4") {
-      MatrixFormat f = fp4_groups("nvfp4 (fp4 e2m1 + fp8 scale per " + std::to_string(group) + ")",
-                                  static_cast<uint32_t>(group), kFp8);
+      MatrixFormat f =
+          fp4_group_format("nvfp4 (fp4 e2m1 + fp8 scale per " + std::to_string(group) + ")",
+                           static_cast<uint32_t>(group), kFp8);
       f.tensor_bytes = 8;  // weight_scale_2 and input_scale, fp32
       s_.rules.push_back({{}, {}, f});
       label("nvfp4", "ModelOpt NVFP4: linear layers in fp4 e2m1 with an fp8 scale per " +
@@ -379,7 +338,9 @@ class QuantizationReader {
                          s_.plain.name);
     } else if (algo == "FP8_PB_WO" || algo == "FP8_BLOCKWISE") {
       s_.rules.push_back(
-          {{}, {}, quantized("fp8 e4m3 + fp32 scale per 128x128 block", 8, 128, 128, kFp32)});
+          {{},
+           {},
+           quantized_format("fp8 e4m3 + fp32 scale per 128x128 block", 8, 128, 128, kFp32)});
       label("fp8 128x128 blocks",
             "ModelOpt block fp8: linear layers in fp8 with an fp32 scale per "
             "128x128 block");
@@ -395,14 +356,14 @@ class QuantizationReader {
   // bitsandbytes 4-bit (nf4 / fp4: absmax per 64 values, fp32, or uint8 with an fp32 absmax per
   // 256 blocks under double quantization) and LLM.int8 (int8 with an fp32 scale per row).
   void bitsandbytes() {
-    s_.kept_patterns = string_list(r_, "llm_int8_skip_modules");
+    s_.kept_patterns = r_.string_list("llm_int8_skip_modules");
     s_.kept_modules = {ModuleClass::kLmHead};  // transformers get_keys_to_not_convert
     if (r_.flag("load_in_4bit").value_or(false)) {
       const std::string type = r_.text("bnb_4bit_quant_type").value_or("fp4");
       const bool nested = r_.flag("bnb_4bit_use_double_quant").value_or(false);
-      MatrixFormat f =
-          quantized(type + (nested ? " + double-quantized absmax per 64" : " + fp32 absmax per 64"),
-                    4, 1, 64, nested ? 8 : kFp32);
+      MatrixFormat f = quantized_format(
+          type + (nested ? " + double-quantized absmax per 64" : " + fp32 absmax per 64"), 4, 1, 64,
+          nested ? 8 : kFp32);
       // quant_map (16 fp32), the serialized quant_state, and with double quant the nested
       // quant_map (256 fp32) and offset.
       f.tensor_bytes = nested ? 64 + 1024 + 4 + 160 : 64 + 160;
@@ -417,7 +378,7 @@ class QuantizationReader {
                                "embeddings and norms in " +
                                s_.plain.name);
     } else if (r_.flag("load_in_8bit").value_or(false)) {
-      MatrixFormat f = quantized("int8 + fp32 scale per row (LLM.int8)", 8, 1, 0, kFp32);
+      MatrixFormat f = quantized_format("int8 + fp32 scale per row (LLM.int8)", 8, 1, 0, kFp32);
       f.tensor_bytes = 1;  // weight_format
       s_.rules.push_back({{}, {}, f});
       label("bnb int8", "bitsandbytes LLM.int8: linear layers in int8 with an fp32 scale per row");

@@ -278,6 +278,28 @@ MatrixFormat plain_format(const Dtype& dtype) {
   return f;
 }
 
+MatrixFormat quantized_format(std::string name, uint32_t bits, uint32_t tile_rows,
+                              uint32_t tile_cols, uint32_t tile_bits) {
+  MatrixFormat f;
+  f.name = std::move(name);
+  f.group_values = 1;
+  f.group_bits = bits;
+  f.tile_rows = tile_rows;
+  f.tile_cols = tile_cols;
+  f.tile_bits = tile_bits;
+  f.quantized = true;
+  return f;
+}
+
+MatrixFormat fp4_group_format(std::string name, uint32_t group, uint32_t scale_bits) {
+  MatrixFormat f;
+  f.name = std::move(name);
+  f.group_values = group;
+  f.group_bits = group * 4 + scale_bits;
+  f.quantized = true;
+  return f;
+}
+
 WeightStorage plain_storage(const Dtype& dtype) {
   WeightStorage s;
   s.name = dtype.name;

@@ -55,6 +55,11 @@ Result<uint64_t> matrix_bytes(const MatrixFormat& format, uint64_t rows, uint64_
 
 // A plain dtype as a format (bf16: 16 bits a value; q4_k_m: its average bits, no tiles).
 MatrixFormat plain_format(const Dtype& dtype);
+// Values of `bits` bits; a scale (and zero point) of `tile_bits` per tile_rows x tile_cols.
+MatrixFormat quantized_format(std::string name, uint32_t bits, uint32_t tile_rows,
+                              uint32_t tile_cols, uint32_t tile_bits);
+// fp4 e2m1 values in groups of `group`, each group with one scale of `scale_bits` (MXFP4, NVFP4).
+MatrixFormat fp4_group_format(std::string name, uint32_t group, uint32_t scale_bits);
 
 // Which tensors a format applies to: module classes, and/or module-name patterns as the
 // quantization configs write them: a name or prefix ("lm_head", "model.layers.0.mlp"), a glob
