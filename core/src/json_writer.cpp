@@ -54,16 +54,22 @@ void JsonWriter::boolean(bool value) {
   out_ += value ? "true" : "false";
 }
 
+namespace {
+template <class Integer>
+void append_integer(std::string& out, Integer value) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+}  // namespace
+
 void JsonWriter::number(uint64_t value) {
   separate();
-  char digits[24];
-  out_.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+  append_integer(out_, value);
 }
 
 void JsonWriter::number(int64_t value) {
   separate();
-  char digits[24];
-  out_.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+  append_integer(out_, value);
 }
 
 void JsonWriter::number(double value) {
