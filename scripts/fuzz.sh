@@ -22,7 +22,12 @@ for target in config_import cli plan request; do
   grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY|^artifact_prefix|Test unit written" "$work.log" || true
   rm -rf "$work"
   if [ "$status" -ne 0 ]; then
-    tail -5 "$work.log" >&2
+    # What broke (the invariant, the sanitizer's report or the exception) and the input itself, so a
+    # CI log alone is enough to reproduce it: base64 -d > crash && build/fuzz/tests/fuzz/fuzz_X crash
+    grep -E -m1 -A40 "violated:|terminate called|runtime error|==[0-9]+==ERROR" "$work.log" >&2 || tail -40 "$work.log" >&2
+    for input in "$work"-crash-* "$work"-leak-* "$work"-timeout-* "$work"-oom-*; do
+      [ -f "$input" ] && { echo "the input, base64:" >&2; base64 -w0 "$input" | head -c 20000 >&2; echo >&2; }
+    done
     echo "fuzz_$target failed (exit $status); the log: $work.log, the input: $work-crash-*" >&2
     exit 1
   fi

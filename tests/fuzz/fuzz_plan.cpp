@@ -313,7 +313,14 @@ void check_plan(const PlanInput& in, const PlanReport& r) {
   // llama.cpp allocates what the context asks for, whatever the card holds.
   if (!r.kv_memory_given && in.engine != "llama.cpp")
     require(r.kv_pool_bytes <= r.gpu_memory_bytes, "pool within the card");
-  if (!r.kv_memory_given && r.starts) {
+  // llama.cpp's pool is the sum over its devices (one server's layer split): each GPU must fit.
+  if (!r.kv_memory_given && r.starts && in.engine == "llama.cpp") {
+    for (const DeviceBuffers& d : r.devices) {
+      if (d.device == "CPU") continue;
+      require(d.fits && u128{d.kv_bytes} + d.state_bytes + d.weights_bytes <= d.memory_bytes,
+              "a started llama.cpp fits on each GPU");
+    }
+  } else if (!r.kv_memory_given && r.starts) {
     require(
         u128{r.kv_pool_bytes} + r.weights_bytes + r.state_pool.reserved_bytes <= r.gpu_memory_bytes,
         "a started engine fits");
