@@ -78,6 +78,25 @@ void JsonWriter::number(double value) {
   out_.append(digits, write_json_number(digits, value));
 }
 
+void JsonWriter::number_pair(double first, double second) {
+  if (indented_) {
+    begin_array();
+    number(first);
+    number(second);
+    end_array();
+    return;
+  }
+  separate();
+  char buffer[72];
+  char* at = buffer;
+  *at++ = '[';
+  at = write_json_number(at, first);
+  *at++ = ',';
+  at = write_json_number(at, second);
+  *at++ = ']';
+  out_.append(buffer, at);
+}
+
 void JsonWriter::string(std::string_view value) {
   separate();
   const bool plain = std::all_of(value.begin(), value.end(), [](char c) {

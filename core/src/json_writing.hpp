@@ -44,6 +44,9 @@ class JsonWriter {
   void begin_array();
   void end_array();
   void tree(const ordered_json& value);  // a parsed document, at the current indentation
+  // [first, second]: a sweep's point, with one append on one line (the string's own calls
+  // dominated a sweep's time).
+  void number_pair(double first, double second);
 
   template <class T>
   void value(const T& v) {
@@ -79,6 +82,7 @@ class JsonWriter {
       null();
   }
 
+  void reserve(size_t bytes) { out_.reserve(bytes); }
   std::string take() { return std::move(out_); }
 
  private:
