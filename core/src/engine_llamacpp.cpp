@@ -293,7 +293,8 @@ void llamacpp_ssm_state_default(ModelShape& shape) { shape.ssm_state_dtype = "fp
 
 // `llama-server` with the plan's -c (all slots together), slots and cache types
 // (tools/server/README.md).
-std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
+LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
+  LaunchCommand out;
   const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
   std::vector<std::string> w = {"llama-server",
                                 "-m",
@@ -302,10 +303,28 @@ std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::strin
                                 std::to_string(n_ctx),
                                 "--parallel",
                                 std::to_string(in.llama_cpp.parallel)};
-  if (in.model.kv_dtype != "auto") {
-    w.insert(w.end(),
-             {"-ctk", r.estimate.kv_dtype.name, "-ctv",
-              in.llama_cpp.v_dtype.empty() ? r.estimate.kv_dtype.name : in.llama_cpp.v_dtype});
+  if (in.model.kv_dtype != "auto" || !in.llama_cpp.v_dtype.empty()) {
+    // ggml's type names, the list -ctk and -ctv accept (common/arg.cpp kv_cache_types).
+    const auto ggml_name = [&](const std::string& kv, const char* flag) {
+      return engine_kv_dtype("llama.cpp", flag, kv,
+                             {{"fp32", "f32"},
+                              {"fp16", "f16"},
+                              {"bf16", "bf16"},
+                              {"q8_0", "q8_0"},
+                              {"q4_0", "q4_0"},
+                              {"q4_1", "q4_1"},
+                              {"iq4_nl", "iq4_nl"},
+                              {"q5_0", "q5_0"},
+                              {"q5_1", "q5_1"}},
+                             "common/arg.cpp kv_cache_types", out.unexpressed);
+    };
+    const std::string k = ggml_name(r.estimate.kv_dtype.name, "-ctk");
+    const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
+                                ? Result<Dtype>::success(r.estimate.kv_dtype)
+                                : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
+    const std::string v_name = v.ok ? ggml_name(v.value.name, "-ctv") : std::string();
+    if (!k.empty()) w.insert(w.end(), {"-ctk", k});
+    if (!v_name.empty()) w.insert(w.end(), {"-ctv", v_name});
   }
   if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
   if (in.llama_cpp.n_gpu_layers != LlamacppOptions{}.n_gpu_layers)
@@ -318,7 +337,8 @@ std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::strin
   }
   if (in.llama_cpp.swa_full) w.push_back("--swa-full");
   if (!in.llama_cpp.kv_offload) w.push_back("-nkvo");
-  return shell_command(w);
+  out.command = shell_command(w);
+  return out;
 }
 
 }  // namespace kvscope::engines

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,10 +39,16 @@ void vllm_ssm_state_default(ModelShape& shape);
 void sglang_ssm_state_default(ModelShape& shape);
 void llamacpp_ssm_state_default(ModelShape& shape);
 uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note);
-std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model);
-std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model);
-std::string launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model);
-std::string launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view model);
+LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model);
+LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model);
+LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model);
+LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view model);
+
+// The engine's spelling of the plan's KV dtype from its list of (kvscope name, engine name), or
+// empty with a line for `unexpressed` naming what the engine accepts.
+std::string engine_kv_dtype(std::string_view engine, std::string_view flag, const std::string& kv,
+                            std::initializer_list<std::pair<const char*, const char*>> names,
+                            std::string_view source, std::vector<std::string>& unexpressed);
 
 // Bytes one token adds across the GPU's layers (K and V, or the MLA latent; windows ignored).
 Result<uint64_t> cell_bytes(const ModelShape& gpu_shape, const Dtype& kv);

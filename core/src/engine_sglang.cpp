@@ -283,7 +283,8 @@ void sglang_ssm_state_default(ModelShape& shape) {
 
 // `python -m sglang.launch_server` with the plan's length, budget, cache dtype and layout
 // (python/sglang/srt/server_args.py).
-std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model) {
+LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  LaunchCommand out;
   std::vector<std::string> w;
   if (in.allow_long_context) w.push_back("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1");
   w.insert(w.end(), {"python", "-m", "sglang.launch_server", "--model-path", std::string(model),
@@ -295,11 +296,16 @@ std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_
              {"--mamba-full-memory-ratio", shortest_decimal(in.sglang.mamba_full_memory_ratio)});
   }
   if (in.model.kv_dtype != "auto") {
-    const std::string& kv = r.estimate.kv_dtype.name;
-    const std::string name = kv == "fp16" || kv == "bf16"        ? "auto"
-                             : kv == "fp8" || kv == "fp8_ds_mla" ? "fp8_e4m3"
-                                                                 : kv;
-    w.insert(w.end(), {"--kv-cache-dtype", name});
+    // fp4_e2m1 is MXFP4 (a scale per 32 values), not the nvfp4 kvscope sizes.
+    const std::string name =
+        engine_kv_dtype("SGLang", "--kv-cache-dtype", r.estimate.kv_dtype.name,
+                        {{"fp16", "auto"},
+                         {"bf16", "auto"},
+                         {"fp8", "fp8_e4m3"},
+                         {"fp8_ds_mla", "fp8_e4m3"},
+                         {"fp8_e5m2", "fp8_e5m2"}},
+                        "python/sglang/srt/server_args.py add_cli_args", out.unexpressed);
+    if (!name.empty()) w.insert(w.end(), {"--kv-cache-dtype", name});
   }
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1) w.insert(w.end(), {"--pp", std::to_string(r.pipeline_parallel)});
@@ -315,7 +321,8 @@ std::string launch_sglang(const PlanInput& in, const PlanReport& r, std::string_
              {"--swa-full-tokens-ratio", shortest_decimal(in.sglang.swa_full_tokens_ratio)});
   }
   if (in.sglang.disable_hybrid_swa_memory) w.push_back("--disable-hybrid-swa-memory");
-  return shell_command(w);
+  out.command = shell_command(w);
+  return out;
 }
 
 }  // namespace kvscope::engines

@@ -3,6 +3,27 @@
 #include "engine_profiles.hpp"
 
 namespace kvscope {
+
+namespace engines {
+
+std::string engine_kv_dtype(std::string_view engine, std::string_view flag, const std::string& kv,
+                            std::initializer_list<std::pair<const char*, const char*>> names,
+                            std::string_view source, std::vector<std::string>& unexpressed) {
+  std::string accepted;
+  for (const auto& [ours, theirs] : names) {
+    if (kv == ours) return theirs;
+    if (accepted.find(std::string(" ") + theirs + ",") == std::string::npos)
+      accepted += std::string(" ") + theirs + ",";
+  }
+  accepted.pop_back();
+  unexpressed.push_back(std::string(engine) + " has no KV cache dtype for " + kv + ": " +
+                        std::string(flag) + " can set" + accepted + " (" + std::string(source) +
+                        "); the command leaves the engine's default");
+  return {};
+}
+
+}  // namespace engines
+
 namespace {
 
 uint64_t derived_default(const ContextLimit& limit, const ModelShape&) {

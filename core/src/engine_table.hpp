@@ -30,8 +30,8 @@ struct EngineProfile {
   Result<PlanReport> (*plan_gpu)(PlanReport r, const ModelShape& gpu_shape,
                                  const PlanInput& in) = nullptr;
   // The launch command that starts the plan; null for plain arithmetic.
-  std::string (*launch_command)(const PlanInput& in, const PlanReport& r,
-                                std::string_view model) = nullptr;
+  LaunchCommand (*launch_command)(const PlanInput& in, const PlanReport& r,
+                                  std::string_view model) = nullptr;
 
   // Context: how it derives the limit, its default length, and what it does past the limit.
   ContextLimit (*context_limit)(const ModelShape& shape) = nullptr;

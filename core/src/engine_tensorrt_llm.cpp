@@ -69,7 +69,9 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
 }
 
 // `trtllm-serve` with the plan's length, KV share and layout (tensorrt_llm/commands/serve.py).
-std::string launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r,
+                                  std::string_view model) {
+  LaunchCommand out;
   std::vector<std::string> w = {"trtllm-serve",
                                 std::string(model),
                                 "--max_seq_len",
@@ -79,7 +81,15 @@ std::string launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::s
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp_size", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1)
     w.insert(w.end(), {"--pp_size", std::to_string(r.pipeline_parallel)});
-  return shell_command(w);
+  if (in.model.kv_dtype != "auto") {
+    const std::string name = engine_kv_dtype(
+        "TensorRT-LLM", "--kv_cache_dtype", r.estimate.kv_dtype.name,
+        {{"fp16", "auto"}, {"bf16", "auto"}, {"fp8", "fp8"}, {"nvfp4", "nvfp4"}},
+        "tensorrt_llm/commands/serve.py, NVIDIA/TensorRT-LLM PR #11487", out.unexpressed);
+    if (!name.empty()) w.insert(w.end(), {"--kv_cache_dtype", name});
+  }
+  out.command = shell_command(w);
+  return out;
 }
 
 }  // namespace kvscope::engines

@@ -299,7 +299,8 @@ uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note) {
 }
 
 // `vllm serve` with the plan's length, budget, cache dtype and layout (vllm/engine/arg_utils.py).
-std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  LaunchCommand out;
   std::vector<std::string> w;
   if (in.allow_long_context) w.push_back("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   w.insert(w.end(),
@@ -308,11 +309,19 @@ std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_vi
   if (!in.speculative_config.empty())
     w.insert(w.end(), {"--speculative-config", in.speculative_config});
   if (in.model.kv_dtype != "auto") {
-    const std::string& kv = r.estimate.kv_dtype.name;
-    const std::string name = kv == "fp16" || kv == "bf16" ? "auto"
-                             : kv == "fp8_ds_mla"         ? "fp8"
-                                                          : kv;
-    w.insert(w.end(), {"--kv-cache-dtype", name});
+    // 16-bit caches are the model's dtype ("auto", the same bytes); the sparse MLA backend turns
+    // fp8 into its fp8_ds_mla layout itself.
+    const std::string name = engine_kv_dtype("vLLM", "--kv-cache-dtype", r.estimate.kv_dtype.name,
+                                             {{"fp16", "auto"},
+                                              {"bf16", "auto"},
+                                              {"fp8", "fp8"},
+                                              {"fp8_e5m2", "fp8_e5m2"},
+                                              {"fp8_ds_mla", "fp8"},
+                                              {"int8_per_token_head", "int8_per_token_head"},
+                                              {"fp8_per_token_head", "fp8_per_token_head"},
+                                              {"nvfp4", "nvfp4"}},
+                                             "vllm/config/cache.py CacheDType", out.unexpressed);
+    if (!name.empty()) w.insert(w.end(), {"--kv-cache-dtype", name});
   }
   if (r.tensor_parallel > 1)
     w.insert(w.end(), {"--tensor-parallel-size", std::to_string(r.tensor_parallel)});
@@ -328,7 +337,8 @@ std::string launch_vllm(const PlanInput& in, const PlanReport& r, std::string_vi
   if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
   if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
     w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
-  return shell_command(w);
+  out.command = shell_command(w);
+  return out;
 }
 
 }  // namespace kvscope::engines

@@ -344,8 +344,11 @@ Result<PlanState> plan_state(const PlanInput& in) {
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
-  if (engine.launch_command != nullptr)
-    tightest.launch_command = engine.launch_command(in, tightest, launch_model_name(in));
+  if (engine.launch_command != nullptr) {
+    LaunchCommand launch = engine.launch_command(in, tightest, launch_model_name(in));
+    tightest.launch_command = std::move(launch.command);
+    tightest.launch_unexpressed = std::move(launch.unexpressed);
+  }
   return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
 }
 

@@ -369,6 +369,7 @@ std::string plan_to_json(const PlanReport& p) {
   write_roofline(w, p.roofline);
   write_workload(w, p);
   w.field_or_null("launch_command", !p.launch_command.empty(), p.launch_command);
+  w.field("launch_unexpressed", p.launch_unexpressed);
   w.field("notes", p.notes);
   w.end_object();
   return w.take();

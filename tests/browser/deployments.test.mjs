@@ -101,3 +101,17 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('A KV dtype the engine has no name for is named under its launch command, not passed on', async () => {
+  const int8 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', kv_dtype: 'int8', context: 8192 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(int8)}`);
+  assert.equal(cliPlan(int8).launch_unexpressed.length, 1);
+  assert.doesNotMatch(await page.inputValue('#engine-command'), /--kv-cache-dtype/);
+  assert.match(await page.textContent('#engine-command-unexpressed'), /^vLLM has no KV cache dtype for int8: --kv-cache-dtype can set auto, fp8,/);
+  await page.selectOption('#kv-dtype', 'fp8');
+  await page.waitForURL(/kv_dtype=fp8/);
+  assert.match(await page.inputValue('#engine-command'), /--kv-cache-dtype fp8/);
+  assert.equal(await page.isVisible('#engine-command-unexpressed'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -2,7 +2,10 @@
 // every lever a knob, and launch commands that carry what the plan assumed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kvscope/command_line.hpp"
+#include "kvscope/dtype.hpp"
 #include "kvscope/engines.hpp"
 #include "kvscope/plan.hpp"
 #include "kvscope/request.hpp"
@@ -70,6 +73,77 @@ TEST(EngineCatalog, LaunchCommandsCarryThePlansLayoutAndKnobs) {
             std::string::npos);
   EXPECT_TRUE(planned(R"({"model": "llama-3.1-8b", "gpu": "rtx-4090", "engine": "plain"})")
                   .launch_command.empty());
+}
+
+// The value after `flag` in a shell command, or empty.
+std::string flag_value(const std::string& command, const std::string& flag) {
+  const size_t at = command.find(" " + flag + " ");
+  if (at == std::string::npos) return {};
+  const size_t begin = at + flag.size() + 2;
+  return command.substr(begin, command.find(' ', begin) - begin);
+}
+
+// Each engine's KV cache dtype flag and the values its own argument parser accepts, read from its
+// source: vLLM vllm/config/cache.py CacheDType (main, 2026), SGLang python/sglang/srt/
+// server_args.py add_cli_args --kv-cache-dtype choices, trtllm-serve --kv_cache_dtype (PR #11487),
+// llama.cpp common/arg.cpp kv_cache_types (ggml type names).
+struct EngineKvFlag {
+  const char* engine;
+  std::vector<std::string> flags;
+  std::vector<std::string> accepted;
+};
+const EngineKvFlag kKvFlags[] = {
+    {"vllm",
+     {"--kv-cache-dtype"},
+     {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+      "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc",
+      "turboquant_3bit_nc", "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head",
+      "nvfp4", "nvfp4_4over6"}},
+    {"sglang",
+     {"--kv-cache-dtype"},
+     {"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"}},
+    {"tensorrt-llm", {"--kv_cache_dtype"}, {"auto", "fp8", "nvfp4"}},
+    {"llama.cpp",
+     {"-ctk", "-ctv"},
+     {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}},
+};
+
+TEST(EngineCatalog, LaunchCommandsPassOnlyKvDtypesTheEngineAcceptsAndNameTheRest) {
+  for (const EngineKvFlag& e : kKvFlags) {
+    for (const Dtype& kv : list_dtypes(DtypeUse::kKv)) {
+      if (kv.name == "fp8_ds_mla") continue;  // DeepSeek MLA only
+      const Result<Request> r = request_from_json(
+          R"({"model": "llama-3.1-8b", "gpu": "h100-sxm-80gb", "context_tokens": 8192, "engine": ")" +
+              std::string(e.engine) + R"(", "kv_dtype": ")" + kv.name + "\"}",
+          Command::kPlan);
+      ASSERT_TRUE(r.ok) << r.error.message;
+      const Result<PlanReport> p = plan(r.value.input);
+      ASSERT_TRUE(p.ok) << e.engine << " " << kv.name << ": " << p.error.message;
+      for (size_t f = 0; f < e.flags.size(); ++f) {
+        const std::string& flag = e.flags[f];
+        const std::string value = flag_value(p.value.launch_command, flag);
+        if (value.empty()) {  // one line per flag the engine has no value for
+          ASSERT_EQ(p.value.launch_unexpressed.size(), e.flags.size())
+              << e.engine << " " << kv.name << ": " << p.value.launch_command;
+          EXPECT_NE(p.value.launch_unexpressed[f].find(kv.name), std::string::npos);
+          EXPECT_NE(p.value.launch_unexpressed[f].find(flag), std::string::npos);
+        } else {
+          EXPECT_NE(std::find(e.accepted.begin(), e.accepted.end(), value), e.accepted.end())
+              << e.engine << " " << kv.name << ": " << flag << " " << value;
+          EXPECT_TRUE(p.value.launch_unexpressed.empty()) << e.engine << " " << kv.name;
+        }
+      }
+    }
+  }
+  // What each engine calls the dtypes a user picks most.
+  const auto command = [](const char* engine, const char* kv) {
+    return planned(std::string(R"({"model": "llama-3.1-8b", "gpu": "h100-sxm-80gb", "engine": ")") +
+                   engine + R"(", "kv_dtype": ")" + kv + "\"}")
+        .launch_command;
+  };
+  EXPECT_EQ(flag_value(command("llama.cpp", "fp16"), "-ctk"), "f16");
+  EXPECT_EQ(flag_value(command("tensorrt-llm", "fp8"), "--kv_cache_dtype"), "fp8");
+  EXPECT_EQ(flag_value(command("vllm", "int8"), "--kv-cache-dtype"), "");
 }
 
 TEST(EngineCatalog, AnUnknownEngineListsTheTable) {

@@ -90,7 +90,8 @@ function render() {
   showChanged($('roofline-panel'), [plan.roofline], () => rooflineView(plan));
   showChanged($('why-panel'), [why instanceof Error ? why.message : why], () => (why instanceof Error ? errorLine(why.message) : whyCacheView(why)));
   showChanged($('notes-panel'), [plan.assumptions, plan.notes], () => notesView(plan));
-  const texts = { permalink: permalink(), cli: cliCommand(page.kv, page.state), engine: plan.launch_command };
+  const texts = { permalink: permalink(), cli: cliCommand(page.kv, page.state), engine: plan.launch_command,
+    unexpressed: plan.launch_unexpressed };
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
   renderMeasured();

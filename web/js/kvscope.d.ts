@@ -338,6 +338,8 @@ export interface PlanReport extends EstimateReport {
   };
   /** The engine's command that starts this plan; null for plain arithmetic. */
   launch_command: string | null;
+  /** What of the plan the launch command cannot set (a KV dtype the engine has no name for), one line each. */
+  launch_unexpressed: string[];
   workload: {
     mean_prompt_tokens: number;
     mean_output_tokens: number;

@@ -140,6 +140,13 @@ struct PlanStage {
   bool starts = false;
 };
 
+// An engine's command for a plan, and what of the plan its flags cannot set (named beside the
+// command, never dropped silently).
+struct LaunchCommand {
+  std::string command;
+  std::vector<std::string> unexpressed;
+};
+
 struct PlanReport {
   EstimateReport estimate;  // the model, its KV per token and the workload line
   std::string engine;
@@ -182,6 +189,7 @@ struct PlanReport {
   uint64_t max_model_len_that_fits = 0;
   std::vector<std::string> notes;  // how each figure was obtained
   std::string launch_command;      // the engine's command that starts this plan; empty for plain
+  std::vector<std::string> launch_unexpressed;  // what of the plan the command's flags cannot set
   // Parallelism: the figures above are per GPU, for the tightest pipeline stage (vLLM takes the
   // minimum block count over workers); totals cover every GPU.
   uint32_t tensor_parallel = 1;

@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 
 /**
- * @param {{permalink: string, cli: string, engine: string|null}} texts
+ * @param {{permalink: string, cli: string, engine: string|null, unexpressed: string[]}} texts
  * @param {{onCopy: (text: string, button: HTMLButtonElement) => void, onExport: (kind: string) => void}} handlers
  */
 export function shareView(texts, handlers) {
@@ -15,6 +15,10 @@ export function shareView(texts, handlers) {
     copyRow('permalink', 'Permalink (restores every input)', texts.permalink),
     copyRow('cli-command', 'The same numbers from the command line', texts.cli),
     texts.engine ? copyRow('engine-command', 'Engine launch command', texts.engine) : null,
+    // What the command cannot set, right under it: a copied command would otherwise start another plan.
+    texts.engine && texts.unexpressed.length
+      ? h('ul', { id: 'engine-command-unexpressed', class: 'unexpressed' }, texts.unexpressed.map((line) => h('li', {}, line)))
+      : null,
     h('div', { class: 'buttons' },
       ['json', 'csv', 'markdown'].map((kind) => h('button', { type: 'button', id: `export-${kind}`, onclick: () => handlers.onExport(kind) },
         `Export ${kind === 'json' ? 'JSON' : kind === 'csv' ? 'CSV' : 'Markdown'}`))));
