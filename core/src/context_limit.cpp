@@ -95,6 +95,17 @@ ContextLimit sglang_context_limit(const ModelShape& shape) {
   return out;
 }
 
+ContextLimit llamacpp_context_limit(const ModelShape& shape) {
+  ContextLimit out;
+  if (shape.max_position_embeddings == 0) return out;
+  out.tokens = out.default_tokens = shape.max_position_embeddings;
+  out.derived_from = "n_ctx_train=" + std::to_string(out.tokens);
+  out.explanation = "llama.cpp's n_ctx_train " + std::to_string(out.tokens) +
+                    ": the GGUF's context_length, converted from max_position_embeddings; past "
+                    "it llama.cpp warns and still starts";
+  return out;
+}
+
 std::string vllm_context_error(uint64_t max_model_len, const ContextLimit& limit,
                                const ModelShape& shape) {
   const uint64_t mml = shape.positions.model_max_length;

@@ -108,6 +108,7 @@ test('A KV dtype the engine has no name for is named under its launch command, n
   assert.equal(cliPlan(int8).launch_unexpressed.length, 1);
   assert.doesNotMatch(await page.inputValue('#engine-command'), /--kv-cache-dtype/);
   assert.match(await page.textContent('#engine-command-unexpressed'), /^vLLM has no KV cache dtype for int8: --kv-cache-dtype can set auto, fp8,/);
+  await screenshot(page, 'page-launch-unexpressed');
   await page.selectOption('#kv-dtype', 'fp8');
   await page.waitForURL(/kv_dtype=fp8/);
   assert.match(await page.inputValue('#engine-command'), /--kv-cache-dtype fp8/);

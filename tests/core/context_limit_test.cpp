@@ -112,6 +112,15 @@ TEST(ContextLimit, LlamaCppOnlyWarns) {
                               "context overflow") != std::string::npos;
   }
   EXPECT_TRUE(warned);
+  // Its limit is n_ctx_train, the GGUF's context_length: a YaRN rope_scaling that raises vLLM's
+  // derived length leaves it where the warning is.
+  EXPECT_EQ(p.context_limit.tokens, 40960u);
+  EXPECT_EQ(p.context_limit.derived_from, "n_ctx_train=40960");
+  in.overrides = {{"rope_scaling",
+                   R"({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768})"}};
+  EXPECT_EQ(plan_ok(in).context_limit.tokens, 40960u);
+  in.engine = "vllm";
+  EXPECT_EQ(plan_ok(in).context_limit.tokens, 131072u);
 }
 
 TEST(ContextLimit, VllmDefaultsToTheDerivedLength) {

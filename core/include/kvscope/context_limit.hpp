@@ -27,6 +27,10 @@ ContextLimit vllm_context_limit(const ModelShape& shape);
 // times the rope factor unless original_max_position_embeddings is given or the type is llama3.
 ContextLimit sglang_context_limit(const ModelShape& shape);
 
+// llama.cpp's n_ctx_train: the GGUF's context_length, which convert_hf_to_gguf.py writes from
+// max_position_embeddings (rope scaling does not raise it); past it llama.cpp warns and starts.
+ContextLimit llamacpp_context_limit(const ModelShape& shape);
+
 // vLLM's ValueError for a max_model_len above the derived maximum.
 std::string vllm_context_error(uint64_t max_model_len, const ContextLimit& limit,
                                const ModelShape& shape);
