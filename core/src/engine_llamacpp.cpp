@@ -4,6 +4,7 @@
 // load_hparams (which architectures get sliding-window layers) and load_tensors (which device each
 // layer goes to); shared/docs/engine-formulas.md §3).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "engine_profiles.hpp"
@@ -142,6 +143,24 @@ std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devic
     }
   }
   return out;
+}
+
+// The GGUF the plan's --weight-dtype names, as GGUF files are named (model-Q4_K_M.gguf); a
+// format with no GGUF type is a line for `unexpressed`.
+std::string gguf_file_name(const PlanInput& in, const PlanReport& r,
+                           std::vector<std::string>& unexpressed) {
+  const std::string& chosen = r.weights.name;
+  if (in.weight_dtype == "auto") return "model.gguf";
+  if (!r.weights.whole_file && !is_one_of(chosen, {"fp32", "fp16", "bf16"})) {
+    unexpressed.push_back("llama.cpp has no GGUF type for " + chosen +
+                          " weights (ggml's types: f16, bf16, q8_0, q4_k_m, ...): model.gguf "
+                          "holds what it was quantized to");
+    return "model.gguf";
+  }
+  std::string type = chosen == "fp32" ? "F32" : chosen == "fp16" ? "F16" : chosen;
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return "model-" + type + ".gguf";
 }
 
 }  // namespace
@@ -296,13 +315,9 @@ void llamacpp_ssm_state_default(ModelShape& shape) { shape.ssm_state_dtype = "fp
 LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
   LaunchCommand out;
   const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
-  std::vector<std::string> w = {"llama-server",
-                                "-m",
-                                "model.gguf",
-                                "-c",
-                                std::to_string(n_ctx),
-                                "--parallel",
-                                std::to_string(in.llama_cpp.parallel)};
+  std::vector<std::string> w = {
+      "llama-server",        "-m",         gguf_file_name(in, r, out.unexpressed), "-c",
+      std::to_string(n_ctx), "--parallel", std::to_string(in.llama_cpp.parallel)};
   if (in.model.kv_dtype != "auto" || !in.llama_cpp.v_dtype.empty()) {
     // ggml's type names, the list -ctk and -ctv accept (common/arg.cpp kv_cache_types).
     const auto ggml_name = [&](const std::string& kv, const char* flag) {

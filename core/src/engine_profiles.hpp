@@ -50,6 +50,13 @@ std::string engine_kv_dtype(std::string_view engine, std::string_view flag, cons
                             std::initializer_list<std::pair<const char*, const char*>> names,
                             std::string_view source, std::vector<std::string>& unexpressed);
 
+// The flags that load the plan's --weight-dtype where it differs from the checkpoint: an
+// unquantized checkpoint quantized to fp8 at load time with `quantization_flag` (null: the engine
+// has none), 16-bit dtypes as they are (the same bytes); anything else a line for `unexpressed`.
+std::vector<std::string> weight_dtype_flags(std::string_view engine, const char* quantization_flag,
+                                            const PlanInput& in, const PlanReport& r,
+                                            std::vector<std::string>& unexpressed);
+
 // Bytes one token adds across the GPU's layers (K and V, or the MLA latent; windows ignored).
 Result<uint64_t> cell_bytes(const ModelShape& gpu_shape, const Dtype& kv);
 

@@ -307,6 +307,9 @@ LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::strin
                         "python/sglang/srt/server_args.py add_cli_args", out.unexpressed);
     if (!name.empty()) w.insert(w.end(), {"--kv-cache-dtype", name});
   }
+  // python/sglang/srt/layers/quantization/fp8.py: an unquantized checkpoint in fp8 at load.
+  for (std::string& flag : weight_dtype_flags("SGLang", "--quantization", in, r, out.unexpressed))
+    w.push_back(std::move(flag));
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1) w.insert(w.end(), {"--pp", std::to_string(r.pipeline_parallel)});
   if (r.data_parallel > 1) w.insert(w.end(), {"--dp", std::to_string(r.data_parallel)});

@@ -1,6 +1,7 @@
 #include "engine_table.hpp"
 
 #include "engine_profiles.hpp"
+#include "one_of.hpp"
 
 namespace kvscope {
 
@@ -19,6 +20,29 @@ std::string engine_kv_dtype(std::string_view engine, std::string_view flag, cons
   unexpressed.push_back(std::string(engine) + " has no KV cache dtype for " + kv + ": " +
                         std::string(flag) + " can set" + accepted + " (" + std::string(source) +
                         "); the command leaves the engine's default");
+  return {};
+}
+
+std::vector<std::string> weight_dtype_flags(std::string_view engine, const char* quantization_flag,
+                                            const PlanInput& in, const PlanReport& r,
+                                            std::vector<std::string>& unexpressed) {
+  if (in.weight_dtype == "auto") return {};
+  const std::string& chosen = r.weights.name;
+  const WeightStorage& stored = r.estimate.shape.weights;
+  if (!stored.method.empty()) {
+    unexpressed.push_back(std::string(engine) + " loads the checkpoint's own " + stored.method +
+                          " weights (its quantization_config): serving them as " + chosen +
+                          " needs a checkpoint stored so");
+    return {};
+  }
+  if (is_one_of(chosen, {"fp32", "fp16", "bf16"})) return {};
+  if (chosen == "fp8" && quantization_flag != nullptr) return {quantization_flag, "fp8"};
+  unexpressed.push_back(
+      std::string(engine) + " cannot quantize a " + serving_dtype(r.estimate.shape) +
+      " checkpoint to " + chosen + " as it loads" +
+      (quantization_flag != nullptr ? std::string(" (only fp8, with ") + quantization_flag + " fp8)"
+                                    : std::string()) +
+      ": serve a checkpoint stored in " + chosen);
   return {};
 }
 

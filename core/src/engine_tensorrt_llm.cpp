@@ -78,6 +78,7 @@ LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r,
                                 std::to_string(r.max_model_len),
                                 "--kv_cache_free_gpu_memory_fraction",
                                 shortest_decimal(in.tensorrt_llm.free_gpu_memory_fraction)};
+  weight_dtype_flags("TensorRT-LLM", nullptr, in, r, out.unexpressed);  // no flag quantizes at load
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp_size", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1)
     w.insert(w.end(), {"--pp_size", std::to_string(r.pipeline_parallel)});

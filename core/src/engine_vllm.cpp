@@ -323,6 +323,9 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
                                              "vllm/config/cache.py CacheDType", out.unexpressed);
     if (!name.empty()) w.insert(w.end(), {"--kv-cache-dtype", name});
   }
+  // vllm/model_executor/layers/quantization/fp8.py: an unquantized checkpoint in fp8 at load.
+  for (std::string& flag : weight_dtype_flags("vLLM", "--quantization", in, r, out.unexpressed))
+    w.push_back(std::move(flag));
   if (r.tensor_parallel > 1)
     w.insert(w.end(), {"--tensor-parallel-size", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1)

@@ -146,6 +146,42 @@ TEST(EngineCatalog, LaunchCommandsPassOnlyKvDtypesTheEngineAcceptsAndNameTheRest
   EXPECT_EQ(flag_value(command("vllm", "int8"), "--kv-cache-dtype"), "");
 }
 
+TEST(EngineCatalog, LaunchCommandsLoadTheWeightsThePlanSizes) {
+  const auto launch = [](const char* engine, const char* model, const char* weights) {
+    // llama.cpp splits layers over the devices, with no tensor parallelism.
+    const std::string layout =
+        std::string(engine) == "llama.cpp" ? "" : R"("tensor_parallel": 8, )";
+    return planned(std::string(R"({"model": ")") + model +
+                   R"(", "gpu": "h200-sxm-141gb", "gpus": 8, )" + layout + R"("engine": ")" +
+                   engine + R"(", "weight_dtype": ")" + weights + R"(", "context_tokens": 8192})");
+  };
+  // An unquantized checkpoint in fp8 at load time (vLLM's and SGLang's online fp8).
+  EXPECT_EQ(flag_value(launch("vllm", "qwen3-32b", "fp8").launch_command, "--quantization"), "fp8");
+  EXPECT_EQ(flag_value(launch("sglang", "qwen3-32b", "fp8").launch_command, "--quantization"),
+            "fp8");
+  // Formats no engine makes at load time, and a checkpoint already quantized, are named instead.
+  for (const char* engine : {"vllm", "sglang", "tensorrt-llm"}) {
+    const PlanReport int4 = launch(engine, "qwen3-32b", "int4");
+    EXPECT_EQ(int4.launch_command.find("--quantization"), std::string::npos) << engine;
+    ASSERT_EQ(int4.launch_unexpressed.size(), 1u) << engine;
+    EXPECT_NE(int4.launch_unexpressed[0].find("to int4 as it loads"), std::string::npos);
+    const PlanReport requantized = launch(engine, "deepseek-v3", "int4");
+    ASSERT_EQ(requantized.launch_unexpressed.size(), 1u) << engine;
+    EXPECT_NE(requantized.launch_unexpressed[0].find("checkpoint's own fp8 weights"),
+              std::string::npos)
+        << requantized.launch_unexpressed[0];
+  }
+  EXPECT_EQ(launch("tensorrt-llm", "qwen3-32b", "fp8").launch_unexpressed.size(), 1u);
+  // A 16-bit dtype is the same bytes: nothing to say.
+  EXPECT_TRUE(launch("vllm", "qwen3-32b", "fp16").launch_unexpressed.empty());
+  // llama.cpp's weights are the GGUF's: named as GGUF files are.
+  EXPECT_EQ(flag_value(launch("llama.cpp", "qwen3-32b", "q4_k_m").launch_command, "-m"),
+            "model-Q4_K_M.gguf");
+  EXPECT_EQ(flag_value(launch("llama.cpp", "qwen3-32b", "nvfp4").launch_command, "-m"),
+            "model.gguf");
+  EXPECT_EQ(launch("llama.cpp", "qwen3-32b", "nvfp4").launch_unexpressed.size(), 1u);
+}
+
 TEST(EngineCatalog, AnUnknownEngineListsTheTable) {
   const Result<Request> r = request_from_json(
       R"({"model": "llama-3.1-8b", "gpu": "rtx-4090", "engine": "tgi"})", Command::kPlan);
