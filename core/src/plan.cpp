@@ -40,8 +40,9 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
   return Result<EstimateInput>::success(model);
 }
 
-// What a launch command calls the model: its Hugging Face id, else the config's name.
-std::string launch_model_name(const PlanInput& in) {
+// What a launch command calls the model: its Hugging Face id, the folder of its config.json, else
+// a placeholder named in `unexpressed` (a config file alone is not something an engine serves).
+std::string launch_model_name(const PlanInput& in, std::vector<std::string>& unexpressed) {
   if (!in.model.model_id.empty()) {
     const Result<ModelEntry> entry = find_model(in.model.model_id);
     if (entry.ok && !entry.value.hf_id.empty()) return entry.value.hf_id;
@@ -55,7 +56,13 @@ std::string launch_model_name(const PlanInput& in) {
       name.resize(name.size() - n);
   }
   while (!name.empty() && name.back() == '/') name.pop_back();
-  return name.empty() ? "MODEL" : name;
+  const bool folder = !name.empty() && name.find_first_of(" \t") == std::string::npos &&
+                      (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0);
+  if (folder) return name;
+  unexpressed.push_back(
+      "MODEL: the checkpoint's Hugging Face id or local folder (kvscope read a config file, not "
+      "a checkpoint)");
+  return "MODEL";
 }
 
 // The SSM state dtype the engine picks when the user does not (its row's ssm_state_default).
@@ -345,9 +352,13 @@ Result<PlanState> plan_state(const PlanInput& in) {
     tightest.workload = workload.value;
   }
   if (engine.launch_command != nullptr) {
-    LaunchCommand launch = engine.launch_command(in, tightest, launch_model_name(in));
+    std::vector<std::string> unexpressed;
+    const std::string served = launch_model_name(in, unexpressed);
+    LaunchCommand launch = engine.launch_command(in, tightest, served);
+    if (launch.command.find(" " + served) == std::string::npos) unexpressed.clear();  // a GGUF
+    unexpressed.insert(unexpressed.end(), launch.unexpressed.begin(), launch.unexpressed.end());
     tightest.launch_command = std::move(launch.command);
-    tightest.launch_unexpressed = std::move(launch.unexpressed);
+    tightest.launch_unexpressed = std::move(unexpressed);
   }
   return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
 }

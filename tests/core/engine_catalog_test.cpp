@@ -9,6 +9,7 @@
 #include "kvscope/engines.hpp"
 #include "kvscope/plan.hpp"
 #include "kvscope/request.hpp"
+#include "test_support.hpp"
 
 namespace kvscope {
 namespace {
@@ -180,6 +181,32 @@ TEST(EngineCatalog, LaunchCommandsLoadTheWeightsThePlanSizes) {
   EXPECT_EQ(flag_value(launch("llama.cpp", "qwen3-32b", "nvfp4").launch_command, "-m"),
             "model.gguf");
   EXPECT_EQ(launch("llama.cpp", "qwen3-32b", "nvfp4").launch_unexpressed.size(), 1u);
+}
+
+TEST(EngineCatalog, ALaunchCommandServesACheckpointNotAConfigFile) {
+  PlanInput in;
+  in.model.config_json = test::read_data("real-configs/qwen__qwen3.5-4b.json");
+  in.gpu_id = "h100-sxm-80gb";
+  const auto launch = [&](const char* name) {
+    in.model.config_name = name;
+    const Result<PlanReport> p = plan(in);
+    EXPECT_TRUE(p.ok) << p.error.message;
+    return p.value;
+  };
+  // Loaded from Hugging Face (the page names it by its id) or a checkpoint folder's config.json.
+  EXPECT_EQ(launch("Qwen/Qwen3.5-4B").launch_command.rfind("vllm serve Qwen/Qwen3.5-4B ", 0), 0u);
+  EXPECT_EQ(launch("/models/Qwen3.5-4B/config.json")
+                .launch_command.rfind("vllm serve /models/Qwen3.5-4B ", 0),
+            0u);
+  // Pasted, or a lone .json file: a placeholder the user fills in, said so.
+  for (const char* name : {"pasted config.json", "qwen__qwen3.5-4b.json", ""}) {
+    const PlanReport p = launch(name);
+    EXPECT_EQ(p.launch_command.rfind("vllm serve MODEL ", 0), 0u) << name;
+    ASSERT_EQ(p.launch_unexpressed.size(), 1u) << name;
+    EXPECT_EQ(p.launch_unexpressed[0].rfind("MODEL: the checkpoint's Hugging Face id", 0), 0u);
+  }
+  in.engine = "llama.cpp";  // names its GGUF instead
+  EXPECT_TRUE(launch("pasted config.json").launch_unexpressed.empty());
 }
 
 TEST(EngineCatalog, AnUnknownEngineListsTheTable) {
