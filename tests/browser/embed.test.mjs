@@ -18,13 +18,13 @@ const cliPlan = (changes) => cliPlanOf({ ...DEFAULTS, ...changes });
 // Opens a page with widgets, records every widget event from the start, scrolls so each one
 // becomes visible, and waits until `count` widgets have answered.
 async function openWidgets(url, count, options = {}) {
-  const { page, problems } = await open(browser, url, { ready: null, ...options });
-  await page.evaluate(() => {
-    window.__seen = window.__seen ?? [];
+  // The listeners go in before the page's scripts: a widget in the first screen may answer at once.
+  const { page, problems } = await open(browser, url, { ready: null, ...options, init: () => {
+    window.__seen = [];
     for (const type of ['kvscope-result', 'kvscope-error']) {
       document.addEventListener(type, (e) => window.__seen.push({ type, id: e.target.id, detail: e.detail }));
     }
-  });
+  } });
   for (let y = 0; y < 20000; y += 500) {
     await page.evaluate((v) => window.scrollTo(0, v), y);
     if (await page.evaluate(() => window.scrollY + innerHeight >= document.documentElement.scrollHeight)) break;

@@ -57,9 +57,10 @@ export async function launch() {
 }
 
 /** Opens a page and records console errors, page errors and dialogs (none may happen). */
-export async function open(context, url, { width = 1280, height = 900, ready = 'body[data-ready]' } = {}) {
+export async function open(context, url, { width = 1280, height = 900, ready = 'body[data-ready]', init = null } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
+  if (init) await page.addInitScript(init);  // runs before the page's own scripts
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
