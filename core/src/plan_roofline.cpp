@@ -1,6 +1,10 @@
 // What a plan estimates beyond capacity: decode and prefill rooflines summed over the pipeline's
 // stages, and the concurrency a workload's length distributions sustain in the tightest pool.
+#include <cmath>
+#include <cstdio>
+
 #include "kvscope/catalog.hpp"
+#include "kvscope/units.hpp"
 #include "kvscope/workload.hpp"
 #include "plan_state.hpp"
 
@@ -76,6 +80,36 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   }
   out.available = true;
   return RR::success(out);
+}
+
+Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
+                              const ModelShape& tightest_shape) {
+  TargetFit out;
+  out.present = true;
+  out.sequences = in.model.batch;
+  out.context_tokens = r.estimate.workload.context_tokens;
+  const Result<KvEstimate> one =
+      estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                  KvWorkload{out.context_tokens, 1, r.block_size_tokens, 0});
+  if (!one.ok) return Result<TargetFit>::failure(one.error);
+  const double per_sequence = static_cast<double>(one.value.kv_bytes_total);
+  out.sequences_that_fit = per_sequence > 0 ? static_cast<double>(r.kv_pool_bytes) / per_sequence *
+                                                  static_cast<double>(r.data_parallel)
+                                            : 0;
+  if (!r.starts) {
+    out.reason = "the engine does not start";
+  } else if (out.context_tokens > r.max_model_len) {
+    out.reason = "a sequence of " + with_commas(out.context_tokens) +
+                 " tokens is past max_model_len " + with_commas(r.max_model_len);
+  } else if (out.sequences_that_fit < static_cast<double>(out.sequences)) {
+    char fit[32];
+    std::snprintf(fit, sizeof fit, "%.1f",
+                  std::floor(out.sequences_that_fit * 10) / 10);  // never 20.0 of 20
+    out.reason = "fits " + std::string(fit) + " of " + with_commas(out.sequences) +
+                 " sequences at " + with_commas(out.context_tokens) + " tokens";
+  }
+  out.met = out.reason.empty();
+  return Result<TargetFit>::success(out);
 }
 
 Result<WorkloadCapacity> plan_workload(const PlanInput& in, const PlanReport& r,

@@ -34,6 +34,11 @@ Result<bool> resolve_speculative(const PlanInput& in, const ModelShape& shape, P
 Result<uint64_t> known_weights_total(const PlanInput& in, const std::vector<WeightTensor>& tensors,
                                      const WeightBytes& checkpoint, PlanReport& r);
 
+// The batch and context asked for against the pools: sequences of context_tokens, paged as the
+// engine pages them, that the tightest stage holds, times the replicas.
+Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
+                              const ModelShape& tightest_shape);
+
 // Concurrency the tightest stage's pool sustains for the length distributions.
 Result<WorkloadCapacity> plan_workload(const PlanInput& in, const PlanReport& r,
                                        const ModelShape& gpu_shape);

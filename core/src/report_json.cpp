@@ -364,6 +364,18 @@ std::string plan_to_json(const PlanReport& p) {
   w.field("starts", p.starts);
   w.field_or_null("startup_error", !p.startup_error.empty(), p.startup_error);
   w.field("max_model_len_that_fits", p.max_model_len_that_fits);
+  w.key("target");
+  if (p.target.present) {
+    w.begin_object();
+    w.field("sequences", p.target.sequences);
+    w.field("context_tokens", p.target.context_tokens);
+    w.field("sequences_that_fit", p.target.sequences_that_fit);
+    w.field("met", p.target.met);
+    w.field_or_null("reason", !p.target.met, p.target.reason);
+    w.end_object();
+  } else {
+    w.null();
+  }
   write_parallelism(w, p);
   w.key("roofline");
   write_roofline(w, p.roofline);

@@ -1,6 +1,7 @@
 // The readable reports of kvscope's commands: every number from the core's report, laid out.
 #include "text_report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -159,6 +160,15 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
   out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
+  if (p.target.present) {
+    char fit[32];
+    std::snprintf(fit, sizeof fit, "%.1f", std::floor(p.target.sequences_that_fit * 10) / 10);
+    out << "  target             " << with_commas(p.target.sequences)
+        << (p.target.sequences == 1 ? " sequence of " : " sequences of ")
+        << with_commas(p.target.context_tokens) << " tokens: "
+        << (p.target.met ? std::string("met (") + fit + " fit)" : "NOT met: " + p.target.reason)
+        << "\n";
+  }
   if (!p.starts) {
     out << "  error              " << p.startup_error << "\n";
     out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";

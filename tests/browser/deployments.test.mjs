@@ -116,3 +116,22 @@ test('A KV dtype the engine has no name for is named under its launch command, n
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('20 users at 32K on two H200s: the verdict says how many fit before it says vLLM starts', async () => {
+  const target = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', gpus: 2, batch: 20, context: 32768 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(target)}`);
+  const expected = cliPlan(target);
+  assert.equal(expected.starts, true);
+  assert.equal(expected.target.met, false);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  assert.equal(await page.getAttribute('.verdict', 'data-target-met'), 'false');
+  assert.match(await page.getAttribute('.verdict', 'class'), /\bbad\b/);
+  assert.match(await page.textContent('#verdict-headline'), /^Fits 14\.\d of 20 sequences at 32,768 tokens: vLLM starts Qwen3 32B/);
+  await screenshot(page, 'page-target-not-met');
+  await page.fill('#gpus', '4');
+  await page.waitForURL(/gpus=4/);
+  assert.equal(await page.getAttribute('.verdict', 'data-target-met'), 'true');
+  assert.match(await page.textContent('#verdict-headline'), /^vLLM starts: /);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

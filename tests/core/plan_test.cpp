@@ -303,5 +303,42 @@ TEST(Plan, VllmSlidingReachDoesNotWrap) {
   EXPECT_EQ(plan_ok(in).kv_bytes_needed, whole.kv_bytes_needed);
 }
 
+// "20 users at 32K": a started engine that holds fewer sequences has not met the target.
+TEST(Plan, TheVerdictKnowsTheTarget) {
+  PlanInput in;
+  in.model.model_id = "qwen3-32b";
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = 2;  // two replicas
+  in.model.batch = 20;
+  in.model.context_tokens = 32768;
+  in.max_model_len = 32768;
+  const PlanReport two = plan_ok(in);
+  ASSERT_TRUE(two.starts);
+  ASSERT_TRUE(two.target.present);
+  EXPECT_FALSE(two.target.met);
+  // At max_model_len the fit is vLLM's own maximum concurrency, over both replicas.
+  EXPECT_NEAR(two.target.sequences_that_fit, two.total_max_concurrency, 0.01);
+  EXPECT_GT(two.target.sequences_that_fit, 10);
+  EXPECT_LT(two.target.sequences_that_fit, 20);
+  EXPECT_EQ(two.target.reason.rfind("fits ", 0), 0u) << two.target.reason;
+  EXPECT_NE(two.target.reason.find(" of 20 sequences at 32,768 tokens"), std::string::npos);
+  in.gpus = 4;
+  const PlanReport four = plan_ok(in);
+  EXPECT_TRUE(four.target.met) << four.target.reason;
+  EXPECT_NEAR(four.target.sequences_that_fit, 2 * two.target.sequences_that_fit, 1e-9);
+  // A sequence past max_model_len is not served however large the pool.
+  in.model.batch = 1;
+  in.model.context_tokens = 65536;
+  const PlanReport past = plan_ok(in);
+  EXPECT_FALSE(past.target.met);
+  EXPECT_NE(past.target.reason.find("past max_model_len 32,768"), std::string::npos);
+  // llama.cpp allocates for the request itself: no pool to hold a target against.
+  in.engine = "llama.cpp";
+  in.gpus = 1;
+  in.max_model_len = 0;
+  in.model.context_tokens = 8192;
+  EXPECT_FALSE(plan_ok(in).target.present);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -338,6 +338,16 @@ export interface PlanReport extends EstimateReport {
   };
   /** The engine's command that starts this plan; null for plain arithmetic. */
   launch_command: string | null;
+  /** The batch and context asked for against the pools; null for llama.cpp (it sizes its buffers to the request). */
+  target: {
+    sequences: number;
+    context_tokens: number;
+    /** Pool bytes over one paged sequence's bytes, times the replicas. */
+    sequences_that_fit: number;
+    met: boolean;
+    /** Why not, one line; null when met. */
+    reason: string | null;
+  } | null;
   /** What of the plan the launch command cannot set (a KV dtype the engine has no name for), one line each. */
   launch_unexpressed: string[];
   workload: {

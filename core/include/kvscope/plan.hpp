@@ -140,6 +140,17 @@ struct PlanStage {
   bool starts = false;
 };
 
+// The workload asked for (batch sequences of context_tokens, over every replica) against what the
+// pools hold: a started engine that holds fewer has not met it.
+struct TargetFit {
+  bool present = false;  // engines whose pool is a budget (llama.cpp sizes its buffers to order)
+  uint64_t sequences = 0;
+  uint64_t context_tokens = 0;
+  double sequences_that_fit = 0;  // pool bytes over one paged sequence's bytes, times replicas
+  bool met = false;
+  std::string reason;  // why not, one line; empty when met
+};
+
 // An engine's command for a plan, and what of the plan its flags cannot set (named beside the
 // command, never dropped silently).
 struct LaunchCommand {
@@ -201,6 +212,7 @@ struct PlanReport {
   double total_max_concurrency = 0;    // x data-parallel replicas
   std::vector<DeviceBuffers> devices;  // llama.cpp: per device (the CPU last), else empty
   PlanRoofline roofline;
+  TargetFit target;
   bool has_workload = false;  // prompt and output length distributions were given
   WorkloadCapacity workload;
 };

@@ -14,10 +14,15 @@ export function verdictView(report, handlers) {
   const card = report.gpu.name;
   const starts = report.starts;
   const fits = report.max_model_len_that_fits;
-  return h('div', { class: `verdict ${starts ? 'ok' : 'bad'}`, role: 'status', 'aria-live': 'polite', 'data-starts': String(starts), 'data-fits': String(fits) },
+  // A started engine that holds fewer sequences than asked for has not answered the question.
+  const target = report.target;
+  const missed = starts && target !== null && !target.met;
+  const at = `${model} on ${card} at max_model_len ${commas(report.max_model_len)}`;
+  return h('div', { class: `verdict ${starts && !missed ? 'ok' : 'bad'}`, role: 'status', 'aria-live': 'polite',
+    'data-starts': String(starts), 'data-fits': String(fits), 'data-target-met': String(target ? target.met : true) },
     h('p', { class: 'headline', id: 'verdict-headline' },
-      starts ? `${engine} starts: ${model} on ${card} at max_model_len ${commas(report.max_model_len)}`
-             : `${engine} will not start: ${model} on ${card} at max_model_len ${commas(report.max_model_len)}`),
+      missed ? `${target.reason[0].toUpperCase()}${target.reason.slice(1)}: ${engine} starts ${at}, short of the target`
+        : starts ? `${engine} starts: ${at}` : `${engine} will not start: ${at}`),
     !starts && report.startup_error ? h('p', { class: 'engine-error', id: 'startup-error' }, report.startup_error) : null,
     !starts && fits > 0 ? h('p', {},
       `The largest max_model_len that fits is ${commas(fits)} tokens. `,
