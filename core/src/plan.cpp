@@ -344,6 +344,11 @@ Result<PlanState> plan_state(const PlanInput& in) {
       plan_roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
   if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
   tightest.roofline = estimate_roofline.value;
+  if (engine.one_server_devices && in.require_concurrency != 0) {
+    return RS::failure(make_error(kInvalidValue, "require_concurrency",
+                                  "llama.cpp allocates its buffers for what it is asked: N "
+                                  "sequences are --parallel N with -c N x the context"));
+  }
   if (!engine.one_server_devices) {  // llama.cpp sizes its buffers to the request
     const Result<TargetFit> target = plan_target(in, tightest, loads[tightest_rank].gpu_shape);
     if (!target.ok) return RS::failure(target.error);

@@ -86,7 +86,7 @@ Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
                               const ModelShape& tightest_shape) {
   TargetFit out;
   out.present = true;
-  out.sequences = in.model.batch;
+  out.sequences = in.require_concurrency != 0 ? in.require_concurrency : in.model.batch;
   out.context_tokens = r.estimate.workload.context_tokens;
   const Result<KvEstimate> one =
       estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,

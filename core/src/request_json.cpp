@@ -292,8 +292,12 @@ Answer answer(const Request& r) {
     case Command::kEstimate:
       return report(estimate(r.input.model),
                     [](const EstimateReport& e) { return report_to_json(e); });
-    case Command::kPlan:
-      return report(plan(r.input), [](const PlanReport& p) { return plan_to_json(p); });
+    case Command::kPlan: {
+      const Result<PlanReport> p = plan(r.input);
+      Answer a = report(p, [](const PlanReport& q) { return plan_to_json(q); });
+      a.target_missed = p.ok && r.input.require_concurrency != 0 && !p.value.target.met;
+      return a;
+    }
     case Command::kSweep:
       return report(sweep(r.input, r.sweep), [](const Sweeps& s) { return sweeps_to_json(s); });
     case Command::kModels:

@@ -32,8 +32,11 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
   switch (r.command) {
     case Command::kEstimate:
       return print_text(estimate(r.input.model), r, print_report, out, err);
-    case Command::kPlan:
-      return print_text(plan(r.input), r, print_plan, out, err);
+    case Command::kPlan: {
+      const Result<PlanReport> p = plan(r.input);
+      const int status = print_text(p, r, print_plan, out, err);
+      return status == 0 && r.input.require_concurrency != 0 && !p.value.target.met ? 1 : status;
+    }
     case Command::kSweep:
       return print_text(sweep(r.input, r.sweep), r, print_sweeps, out, err);
     case Command::kModels:
@@ -88,7 +91,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const Answer a = answer(request);
   if (a.status == 0) {
     out << a.json << "\n";
-    return 0;
+    return a.target_missed ? 1 : 0;  // --require-concurrency: a gate for scripts
   }
   return fail(out, err, true,
               line.value.from_request_file ? a.error : error_for_command_line(a.error, request),

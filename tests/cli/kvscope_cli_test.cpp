@@ -228,6 +228,42 @@ TEST(Cli, PlanJsonHasTheContractKeys) {
   EXPECT_EQ(j["gpu"]["memory_bytes"], 24000000000u);
 }
 
+// A gate for CI pipelines and pre-download scripts: 0 when N sequences of the context fit, 1 when
+// they do not (the report still printed), 2 on bad input.
+TEST(Cli, RequireConcurrencyExitsOneWhenTheTargetDoesNotFit) {
+  const auto gate = [](const char* gpus, const char* n, bool json) {
+    std::vector<std::string> args = {
+        "plan",   "--model", "qwen3-32b", "--gpu", "h200-sxm-141gb",
+        "--gpus", gpus,      "--context", "32k",   "--require-concurrency",
+        n};
+    if (json) args.push_back("--json");
+    return kvscope(args);
+  };
+  for (const bool json : {false, true}) {
+    const CliRun short_of = gate("2", "20", json);
+    EXPECT_EQ(short_of.status, 1) << short_of.err;
+    EXPECT_TRUE(short_of.err.empty()) << short_of.err;
+    const CliRun met = gate("4", "20", json);
+    EXPECT_EQ(met.status, 0) << met.err;
+    if (json) {
+      EXPECT_EQ(json_of(short_of)["target"]["met"], false);
+      EXPECT_EQ(json_of(short_of)["target"]["sequences"], 20u);
+      EXPECT_EQ(json_of(met)["target"]["met"], true);
+    } else {
+      EXPECT_NE(short_of.out.find("20 sequences of 32,768 tokens: NOT met: fits 14."),
+                std::string::npos)
+          << short_of.out;
+    }
+    EXPECT_EQ(gate("2", "0", json).status, 2);
+    EXPECT_EQ(gate("2", "-3", json).status, 2);
+  }
+  // Without the flag a missed target is only reported.
+  EXPECT_EQ(kvscope({"plan", "--model", "qwen3-32b", "--gpu", "h200-sxm-141gb", "--context", "32k",
+                     "--batch", "20"})
+                .status,
+            0);
+}
+
 TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
   const CliRun r = kvscope({"plan", "--model", "llama-2-7b", "--engine", "plain", "--gpu-memory",
                             "80GB", "--weights-bytes", "13.5GB", "--max-model-len", "4096", "--set",

@@ -305,6 +305,8 @@ void check_plan(const PlanInput& in, const PlanReport& r) {
   check_step(r.roofline.decode);
   check_step(r.roofline.prefill);
   check_step(r.roofline.decode_at_kv_cap);
+  check_number(r.target.sequences_that_fit);
+  require(!r.target.met || (r.starts && r.target.reason.empty()), "a met target has started");
   for (double v : {r.workload.mean_prompt_tokens, r.workload.mean_output_tokens,
                    r.workload.mean_tokens_held, r.workload.mean_bytes_per_sequence,
                    r.workload.stddev_bytes_per_sequence, r.workload.expected_concurrency}) {

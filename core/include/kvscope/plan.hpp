@@ -77,6 +77,7 @@ struct PlanInput {
   uint32_t pipeline_parallel = 1;        // stages the layers are split into
   uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
   uint64_t max_model_len = 0;      // 0 = the engine's default for the model
+  uint64_t require_concurrency = 0;  // the target's sequences (0 = the batch); a gate for scripts
   uint64_t block_size_tokens = 0;  // 0 = the engine's default (vLLM 16)
   uint64_t overhead_bytes = 0;     // runtime buffers to deduct (plain, tensorrt-llm, llama.cpp)
   bool allow_long_context = false;  // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 /

@@ -42,6 +42,7 @@ struct Answer {
   int status = 0;
   std::string json;
   Error error;
+  bool target_missed = false;  // a plan with require_concurrency whose target does not fit
 };
 
 Answer answer(const Request& request);
