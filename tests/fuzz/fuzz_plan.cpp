@@ -293,6 +293,7 @@ PlanInput read_plan_input(FieldReader& in) {
   p.sglang.max_mamba_cache_size = in.u64();
   p.sglang.max_running_requests = in.u64();
   p.sglang.disable_radix_cache = in.flag();
+  p.require_concurrency = in.flag() ? in.u64() : 0;
   return p;
 }
 

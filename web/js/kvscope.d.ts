@@ -94,6 +94,8 @@ export interface PlanRequest extends EstimateRequest {
   tensor_parallel?: number | null;
   pipeline_parallel?: number | null;
   max_model_len?: Tokens | null;
+  /** The target: N sequences of context_tokens (default: batch); `met` in the report says whether they fit. */
+  require_concurrency?: number | null;
   weights_bytes?: Bytes | null;
   overhead_bytes?: Bytes | null;
   allow_long_context?: boolean | null;
