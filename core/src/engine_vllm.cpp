@@ -38,6 +38,13 @@ struct VllmType {
   uint64_t layers = 0;
 };
 
+// `vllm serve`'s batch defaults for the card (EngineArgs.get_batch_defaults): H100-class cards
+// (70 GiB or more, not an A100) get max_num_batched_tokens 8192 and max_num_seqs 1024, the rest
+// 2048 and 256.
+bool vllm_large_card(const PlanReport& r) {
+  return r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
+}
+
 }  // namespace
 
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
@@ -48,9 +55,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         kInvalidValue, "vllm.mamba_cache_mode",
         "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
-  const bool large_card = r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
   r.max_num_batched_tokens = in.vllm.max_num_batched_tokens != 0 ? in.vllm.max_num_batched_tokens
-                             : large_card                        ? 8192
+                             : vllm_large_card(r)                ? 8192
                                                                  : 2048;
   if (in.vllm.max_num_batched_tokens == 0) {
     r.notes.push_back("max_num_batched_tokens " + std::to_string(r.max_num_batched_tokens) +
@@ -334,6 +340,10 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
   if (in.block_size_tokens != 0)
     w.insert(w.end(), {"--block-size", std::to_string(in.block_size_tokens)});
+  // A target beyond the scheduler's default running-request cap needs the cap raised.
+  const uint64_t per_replica = ceil_div(r.target.sequences, r.data_parallel);
+  if (r.target.present && per_replica > (vllm_large_card(r) ? 1024u : 256u))
+    w.insert(w.end(), {"--max-num-seqs", std::to_string(per_replica)});
   if (in.vllm.max_num_batched_tokens != 0) {
     w.insert(w.end(), {"--max-num-batched-tokens", std::to_string(in.vllm.max_num_batched_tokens)});
   }

@@ -209,6 +209,23 @@ TEST(EngineCatalog, ALaunchCommandServesACheckpointNotAConfigFile) {
   EXPECT_TRUE(launch("pasted config.json").launch_unexpressed.empty());
 }
 
+// vLLM's scheduler runs at most max_num_seqs requests (EngineArgs.get_batch_defaults: 1024 on
+// H100-class cards, 256 on the rest): a larger target raises it, per data-parallel replica.
+TEST(EngineCatalog, ATargetPastTheRunningRequestCapRaisesMaxNumSeqs) {
+  const auto seqs = [](const char* request) {
+    return flag_value(planned(request).launch_command, "--max-num-seqs");
+  };
+  EXPECT_EQ(seqs(R"({"model": "llama-3.1-8b", "gpu": "h200-sxm-141gb", "gpus": 2,
+      "context_tokens": 1024, "require_concurrency": 3000})"),
+            "1500");
+  EXPECT_EQ(seqs(R"({"model": "llama-3.1-8b", "gpu": "h200-sxm-141gb", "context_tokens": 1024,
+      "batch": 1024})"),
+            "");
+  EXPECT_EQ(seqs(R"({"model": "llama-3.1-8b", "gpu": "l4", "context_tokens": 512, "batch": 300,
+      "weight_dtype": "int4"})"),
+            "300");
+}
+
 TEST(EngineCatalog, AnUnknownEngineListsTheTable) {
   const Result<Request> r = request_from_json(
       R"({"model": "llama-3.1-8b", "gpu": "rtx-4090", "engine": "tgi"})", Command::kPlan);
