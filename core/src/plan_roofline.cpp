@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "kvscope/catalog.hpp"
+#include "kvscope/checked_math.hpp"
 #include "kvscope/units.hpp"
 #include "kvscope/workload.hpp"
 #include "plan_state.hpp"
@@ -107,6 +108,12 @@ Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
                   std::floor(out.sequences_that_fit * 10) / 10);  // never 20.0 of 20
     out.reason = "fits " + std::string(fit) + " of " + with_commas(out.sequences) +
                  " sequences at " + with_commas(out.context_tokens) + " tokens";
+  } else if (const CheckedU64 running = CheckedU64(r.max_running_requests) * r.data_parallel;
+             r.max_running_requests != 0 && !running.overflowed() &&
+             out.sequences > running.value()) {
+    out.reason = "the pools hold them, but the engine runs at most " +
+                 with_commas(r.max_running_requests) + " requests at once per replica " +
+                 "(max_running_requests)";
   }
   out.met = out.reason.empty();
   return Result<TargetFit>::success(out);

@@ -340,5 +340,29 @@ TEST(Plan, TheVerdictKnowsTheTarget) {
   EXPECT_FALSE(plan_ok(in).target.present);
 }
 
+// A hybrid under SGLang: the state slots cap the running requests below what the KV pool holds.
+TEST(Plan, ATargetPastSglangsRunningRequestCapIsNotMet) {
+  PlanInput in;
+  in.model.model_id = "qwen3-next-80b-a3b";
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = 2;
+  in.tensor_parallel = 2;
+  in.engine = "sglang";
+  in.model.context_tokens = 4096;
+  in.require_concurrency = 250;
+  const PlanReport p = plan_ok(in);
+  ASSERT_TRUE(p.starts);
+  ASSERT_GT(p.max_running_requests, 0u);
+  ASSERT_LT(p.max_running_requests, 250u);
+  EXPECT_GT(p.target.sequences_that_fit, 250);  // the pool is not the limit
+  EXPECT_FALSE(p.target.met);
+  EXPECT_NE(p.target.reason.find("runs at most " + std::to_string(p.max_running_requests) +
+                                 " requests at once"),
+            std::string::npos)
+      << p.target.reason;
+  in.require_concurrency = p.max_running_requests;
+  EXPECT_TRUE(plan_ok(in).target.met);
+}
+
 }  // namespace
 }  // namespace kvscope
