@@ -1,6 +1,7 @@
 // What a checkpoint's tensors count and weigh: parameters (total, active, draft), the bytes of each
 // module class at the format the checkpoint stores it in, per pipeline stage and per layer.
 #include <algorithm>
+#include <map>
 
 #include "kvscope/checked_math.hpp"
 #include "kvscope/parallelism.hpp"
@@ -21,24 +22,79 @@ bool has_digit(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The layer numbers a module name or pattern names: "model.layers.21.self_attn" names 21.
+std::vector<uint32_t> named_layers(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (size_t at = s.find("layers."); at != std::string::npos; at = s.find("layers.", at + 1)) {
+    size_t end = at + 7;
+    uint64_t n = 0;
+    while (end < s.size() && s[end] >= '0' && s[end] <= '9' && n < 1'000'000)
+      n = n * 10 + static_cast<uint64_t>(s[end++] - '0');
+    if (end > at + 7 && end < s.size() && s[end] == '.') out.push_back(static_cast<uint32_t>(n));
+  }
+  return out;
+}
+
+// A storage's name patterns by the one layer each names, so a tensor of layer L is matched
+// against L's and the rest only (ModelOpt lists hundreds, layer by layer). A plain name or a
+// trailing-* glob matches only names that contain what it names; anything else is never indexed.
+class PatternIndex {
+ public:
+  explicit PatternIndex(const PatternList& patterns) : empty_(patterns.empty()) {
+    for (const std::string& p : patterns) {
+      const std::vector<uint32_t> layers = named_layers(p);
+      const size_t wild = p.find_first_of("*?");
+      const bool indexable = p.compare(0, 3, "re:") != 0 &&
+                             (wild == std::string::npos || wild + 1 == p.size()) &&
+                             layers.size() == 1;
+      (indexable ? by_layer_[layers[0]] : any_).push_back(&p);
+    }
+  }
+  bool empty() const { return empty_; }
+  bool matches(const std::string& name) const {
+    const auto hit = [&](const std::vector<const std::string*>& list) {
+      return std::any_of(list.begin(), list.end(),
+                         [&](const std::string* p) { return module_pattern_matches(*p, name); });
+    };
+    if (hit(any_)) return true;
+    if (by_layer_.empty()) return false;
+    for (uint32_t layer : named_layers(name)) {
+      const auto bucket = by_layer_.find(layer);
+      if (bucket != by_layer_.end() && hit(bucket->second)) return true;
+    }
+    return false;
+  }
+
+ private:
+  bool empty_;
+  std::vector<const std::string*> any_;
+  std::map<uint32_t, std::vector<const std::string*>> by_layer_;
+};
+
+// The storage with its patterns indexed, built once per pass over the tensors.
+struct IndexedStorage {
+  const WeightStorage& s;
+  PatternIndex kept;
+  std::vector<PatternIndex> rules;
+  explicit IndexedStorage(const WeightStorage& storage) : s(storage), kept(storage.kept_patterns) {
+    for (const StorageRule& r : storage.rules) rules.emplace_back(r.patterns);
+  }
+};
+
 // The format of tensor `t` in layer `layer` (any layer when no pattern names a layer).
-const MatrixFormat& format_of(const WeightStorage& s, const WeightTensor& t, uint32_t layer) {
+const MatrixFormat& format_of(const IndexedStorage& x, const WeightTensor& t, uint32_t layer) {
+  const WeightStorage& s = x.s;
   if (!t.linear && !(s.whole_file && t.module == ModuleClass::kEmbedding)) return s.plain;
   if (s.whole_file) return s.plain;
   const std::string name = name_at(t, layer);
   if (std::find(s.kept_modules.begin(), s.kept_modules.end(), t.module) != s.kept_modules.end())
     return s.plain;
-  for (const std::string& p : s.kept_patterns) {
-    if (module_pattern_matches(p, name)) return s.plain;
-  }
-  for (const StorageRule& r : s.rules) {
+  if (x.kept.matches(name)) return s.plain;
+  for (size_t i = 0; i < s.rules.size(); ++i) {
+    const StorageRule& r = s.rules[i];
     const bool module_ok = r.modules.empty() || std::find(r.modules.begin(), r.modules.end(),
                                                           t.module) != r.modules.end();
-    const bool name_ok = r.patterns.empty() || std::any_of(r.patterns.begin(), r.patterns.end(),
-                                                           [&](const std::string& p) {
-                                                             return module_pattern_matches(p, name);
-                                                           });
-    if (module_ok && name_ok) return r.format;
+    if (module_ok && (x.rules[i].empty() || x.rules[i].matches(name))) return r.format;
   }
   return s.plain;
 }
@@ -173,15 +229,16 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
   const Result<bool> per_layer_formats = check_pattern_work(tensors, storage);
   if (!per_layer_formats.ok) return R::failure(per_layer_formats.error);
   const bool per_layer = per_layer_formats.value;
+  const IndexedStorage indexed(storage);
   for (const WeightTensor& t : tensors) {
     if (t.tied) continue;  // stored with the embedding
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
     // vLLM splits each tensor over the TP ranks unless it is replicated or has fewer heads.
     const uint64_t shards = t.max_tp_shards == 0 ? tp : std::min<uint64_t>(tp, t.max_tp_shards);
     for (uint32_t k = 0; k < count;) {
-      const MatrixFormat& f = format_of(storage, t, t.first_layer + k);
+      const MatrixFormat& f = format_of(indexed, t, t.first_layer + k);
       uint32_t run = per_layer ? 1 : count;
-      while (k + run < count && &format_of(storage, t, t.first_layer + k + run) == &f) ++run;
+      while (k + run < count && &format_of(indexed, t, t.first_layer + k + run) == &f) ++run;
       const Result<uint64_t> bytes = matrix_bytes(f, t.rows, t.cols, t.copies);
       if (!bytes.ok) return R::failure(bytes.error);
       const CheckedU64 whole = CheckedU64(bytes.value) * run;
@@ -223,15 +280,16 @@ Result<LayerWeightBytes> layer_weight_bytes(const std::vector<WeightTensor>& ten
   const Result<bool> per_layer_formats = check_pattern_work(tensors, storage);
   if (!per_layer_formats.ok) return R::failure(per_layer_formats.error);
   const bool per_layer = per_layer_formats.value;
+  const IndexedStorage indexed(storage);
   for (const WeightTensor& t : tensors) {
     if (t.draft || t.tied) continue;
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
     Result<uint64_t> bytes =
-        matrix_bytes(format_of(storage, t, t.first_layer), t.rows, t.cols, t.copies);
+        matrix_bytes(format_of(indexed, t, t.first_layer), t.rows, t.cols, t.copies);
     for (uint32_t k = 0; k < count; ++k) {
       const uint32_t layer = t.first_layer + k;
       if (per_layer && k != 0)
-        bytes = matrix_bytes(format_of(storage, t, layer), t.rows, t.cols, t.copies);
+        bytes = matrix_bytes(format_of(indexed, t, layer), t.rows, t.cols, t.copies);
       if (!bytes.ok) return R::failure(bytes.error);
       if (t.layer_count == 0) {
         (t.before_layers ? before : after) += bytes.value;

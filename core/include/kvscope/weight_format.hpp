@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,31 @@ MatrixFormat quantized_format(std::string name, uint32_t bits, uint32_t tile_row
 // fp4 e2m1 values in groups of `group`, each group with one scale of `scale_bits` (MXFP4, NVFP4).
 MatrixFormat fp4_group_format(std::string name, uint32_t group, uint32_t scale_bits);
 
+// Module-name patterns, shared by the copies of a storage until one changes them: a ModelOpt
+// checkpoint lists hundreds, and a plan copies its storage with every report and shape.
+class PatternList {
+ public:
+  PatternList() = default;
+  PatternList(std::vector<std::string> patterns)  // NOLINT: a list reads as its patterns
+      : items_(std::make_shared<std::vector<std::string>>(std::move(patterns))) {}
+  std::vector<std::string>::const_iterator begin() const { return items().begin(); }
+  std::vector<std::string>::const_iterator end() const { return items().end(); }
+  size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  void push_back(std::string pattern) {
+    if (!items_ || items_.use_count() > 1)
+      items_ = std::make_shared<std::vector<std::string>>(items());
+    items_->push_back(std::move(pattern));
+  }
+
+ private:
+  const std::vector<std::string>& items() const {
+    static const std::vector<std::string> none;
+    return items_ ? *items_ : none;
+  }
+  std::shared_ptr<std::vector<std::string>> items_;
+};
+
 // Which tensors a format applies to: module classes, and/or module-name patterns as the
 // quantization configs write them: a name or prefix ("lm_head", "model.layers.0.mlp"), a glob
 // ("model.layers.*.self_attn"), a suffix at a dot ("gate" matches "model.layers.3.mlp.gate"),
@@ -68,7 +94,7 @@ MatrixFormat fp4_group_format(std::string name, uint32_t group, uint32_t scale_b
 // "(...)", "^", "$", "\d", "\.").
 struct StorageRule {
   std::vector<ModuleClass> modules;   // empty: any linear tensor
-  std::vector<std::string> patterns;  // empty: any name
+  PatternList patterns;               // empty: any name
   MatrixFormat format;
 };
 
@@ -79,7 +105,7 @@ struct WeightStorage {
   bool fp8_compute = false;  // activations quantized to fp8 too (the fp8 tensor-core peak applies)
   bool exact = true;         // false when the method is not modelled or averages a mixture
   std::vector<StorageRule> rules;         // first match wins, for linear tensors
-  std::vector<std::string> kept_patterns; // modules left in `plain` (modules_to_not_convert, ignore)
+  PatternList kept_patterns;              // modules left in `plain` (modules_to_not_convert, ignore)
   std::vector<ModuleClass> kept_modules;  // module classes left in `plain`
   MatrixFormat plain;                     // everything else: the checkpoint's dtype
   bool whole_file = false;                // GGUF: embeddings quantized too
