@@ -43,6 +43,7 @@ EMSCRIPTEN_BINDINGS(kvscope) {
   emscripten::function("gpus", &run<Command::kGpus>);
   emscripten::function("dtypes", &run<Command::kDtypes>);
   emscripten::function("engines", &run<Command::kEngines>);
+  emscripten::function("solve", &run<Command::kSolve>);
   emscripten::function("commandLine", &command_line);
   emscripten::constant("version", std::string(kvscope::kVersion));
 }

@@ -117,7 +117,8 @@ const std::vector<ModelEntry>& model_catalog() {
                                text_of(m, "hf_id"), aliases, text_of(m, "source"),
                                count_of(m, "params_published"),
                                count_of(m, "active_params_published"), text_of(m, "params_source"),
-                               m.contains("config") ? m["config"].dump() : "{}"});
+                               m.contains("config") ? m["config"].dump() : "{}",
+                               text_of(m, "base_model")});
     }
     return out;
   }();
@@ -134,7 +135,9 @@ const std::vector<GpuEntry>& gpu_catalog() {
                              text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
                              text_of(g, "memory_bytes_source"),
                              count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
-                             rate_of(g, "fp8_dense_flops"), text_of(g, "source")});
+                             rate_of(g, "fp8_dense_flops"), text_of(g, "source"),
+                             g.contains("price") ? rate_of(g["price"], "usd_per_gpu_hour") : 0,
+                             g.contains("price") ? text_of(g["price"], "source") : ""});
     }
     return out;
   }();

@@ -55,6 +55,8 @@ std::string gpu_catalog_to_json() {
     w.field_or_null("bf16_dense_flops", g.bf16_dense_flops != 0, g.bf16_dense_flops);
     w.field_or_null("fp8_dense_flops", g.fp8_dense_flops != 0, g.fp8_dense_flops);
     w.field("source", g.source);
+    w.field_or_null("usd_per_gpu_hour", g.usd_per_hour > 0, g.usd_per_hour);
+    w.field_or_null("price_source", g.usd_per_hour > 0, g.price_source);
     w.end_object();
   }
   return end_catalog(w);
@@ -99,6 +101,9 @@ std::string engine_catalog_to_json() {
     }
     w.end_array();
     w.field("launches", e.launches);
+    w.field("kv_dtype_choices", e.kv_dtype_choices);
+    w.field("load_time_weight_dtypes", e.load_time_weight_dtypes);
+    w.field("checkpoint_methods", e.checkpoint_methods);
     w.end_object();
   }
   return end_catalog(w);

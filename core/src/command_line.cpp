@@ -28,6 +28,9 @@ const char* const kCommandHelp[][2] = {
      "the engine's KV budget on a card, the tokens and sequences it holds, whether it "
      "starts, and the roofline"},
     {"sweep", "chart data: KV bytes and sequences vs context, decode vs batch, memory per GPU"},
+    {"solve",
+     "a target (--concurrency N at --context C) to the cheapest GPUs and layout per GPU type, "
+     "with launch commands; exit 1 when none meets it"},
     {"models", "the model catalogue (ids for --model)"},
     {"gpus", "the GPU catalogue (ids for --gpu)"},
     {"dtypes", "KV-cache and weight dtypes with their exact storage cost"},
@@ -124,6 +127,25 @@ Result<ordered_json> flag_value(const Field& f, const std::string& text,
     }
     case Kind::kSwitch:
       return R::success(f.flag_sets);
+    case Kind::kTextList: {
+      ordered_json list = ordered_json::array();
+      for (size_t start = 0; start <= text.size();) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        list.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+      }
+      return R::success(std::move(list));
+    }
+    case Kind::kNumberMap: {
+      const size_t sep = text.find('=');
+      double value = 0;
+      if (sep == std::string::npos || sep == 0 || !parse_decimal(text.substr(sep + 1), value)) {
+        return R::failure(
+            usage_error(f.flag, "expected ID=NUMBER such as h100-sxm-80gb=2.5, got " +
+                                    quote_user_text(text)));
+      }
+      return R::success(ordered_json{{text.substr(0, sep), value}});
+    }
     case Kind::kText:
     case Kind::kJsonText:
     case Kind::kOverrides:
@@ -168,6 +190,16 @@ void add_flag_words(const Field& f, const ordered_json& v, std::vector<std::stri
       out.insert(out.end(), {flag, list});
       return;
     }
+    case Kind::kTextList: {
+      std::string list;
+      for (const ordered_json& x : v) list += (list.empty() ? "" : ",") + x.get<std::string>();
+      out.insert(out.end(), {flag, list});
+      return;
+    }
+    case Kind::kNumberMap:
+      for (const auto& [id, value] : v.items())
+        out.insert(out.end(), {flag, id + "=" + shortest_decimal(value.get<double>())});
+      return;
     case Kind::kNumber:
       out.insert(out.end(), {flag, shortest_decimal(v.get<double>())});
       return;
@@ -254,7 +286,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     return R::failure(
         make_error(kInvalidValue, "command",
                    "unknown command " + quote_user_text(args[0]) +
-                       " (expected estimate, plan, sweep, models, gpus, dtypes or engines)"));
+                       " (expected estimate, plan, sweep, solve, models, gpus, dtypes or engines)"));
   }
   ordered_json request{{"command", args[0]}};
   std::string request_file;
@@ -291,7 +323,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       slot(request, f->key)[text.substr(0, sep)] = text.substr(sep + 1);
       continue;
     }
-    if (std::find(given.begin(), given.end(), flag) != given.end())
+    const bool repeatable = f != nullptr && (f->kind == Kind::kTextList || f->kind == Kind::kNumberMap);
+    if (!repeatable && std::find(given.begin(), given.end(), flag) != given.end())
       return R::failure(usage_error(flag, "given twice"));
     given.push_back(flag);
     if (f == nullptr) {
@@ -300,7 +333,14 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     }
     Result<ordered_json> value = flag_value(*f, text, read_file);
     if (!value.ok) return R::failure(value.error);
-    slot(request, f->key) = std::move(value.value);
+    ordered_json& at = slot(request, f->key);
+    if (f->kind == Kind::kTextList && at.is_array()) {
+      for (ordered_json& x : value.value) at.push_back(std::move(x));
+    } else if (f->kind == Kind::kNumberMap && at.is_object()) {
+      at.update(value.value);
+    } else {
+      at = std::move(value.value);
+    }
   }
   if (line.help) return R::success(line);
   std::string json = request.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
@@ -331,21 +371,22 @@ std::string command_line_usage() {
     line.resize(12, ' ');
     text += line + help + "\n";
   }
-  text += "\noptions ([E]stimate, [P]lan, [S]weep read them; the request key in brackets):\n";
+  text += "\noptions (E estimate, P plan, S sweep, V solve read them; the request key in brackets):\n";
   for (const Field& f : fields()) {
     if (f.flag.empty()) continue;
     std::string line =
         "  " + std::string(f.flag) + (f.metavar.empty() ? "" : " ") + std::string(f.metavar);
     line.resize(std::max<size_t>(line.size() + 1, 32), ' ');
     for (const auto& [c, letter] :
-         {std::pair{Command::kEstimate, 'E'}, {Command::kPlan, 'P'}, {Command::kSweep, 'S'}})
+         {std::pair{Command::kEstimate, 'E'}, {Command::kPlan, 'P'}, {Command::kSweep, 'S'},
+          {Command::kSolve, 'V'}})
       line += reads(f.commands, c) ? letter : '-';
     text += line + "  " + std::string(f.help) + " [" + std::string(f.key) + "]\n";
   }
   text +=
       "\nN accepts 128k = 131072; SIZE accepts 24GB, 80GiB, 13.5GB (GB = 10^9, GiB = 2^30);\n"
-      "RATE is a size per second (1TB/s). Exit status: 0 success, 2 bad input (one line on\n"
-      "stderr naming the flag).\n";
+      "RATE is a size per second (1TB/s). Exit status: 0 success, 1 a target not met (plan\n"
+      "--require-concurrency, solve), 2 bad input (one line on stderr naming the flag).\n";
   return text;
 }
 

@@ -340,10 +340,16 @@ LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::str
     const std::string v_name = v.ok ? ggml_name(v.value.name, "-ctv") : std::string();
     if (!k.empty()) w.insert(w.end(), {"-ctk", k});
     if (!v_name.empty()) w.insert(w.end(), {"-ctv", v_name});
+    // A quantized V cache needs flash attention (llama-context.cpp refuses it otherwise); -fa
+    // takes on|off|auto since the 2025 change, a bare switch before.
+    if (v.ok && v.value.block_values > 1) w.insert(w.end(), {"-fa", "on"});
   }
   if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
-  if (in.llama_cpp.n_gpu_layers != LlamacppOptions{}.n_gpu_layers)
-    w.insert(w.end(), {"-ngl", std::to_string(in.llama_cpp.n_gpu_layers)});
+  // Every layer on the GPUs, as the plan sizes them: builds before -ngl's "auto" default kept
+  // layers on the CPU unless told.
+  w.insert(w.end(), {"-ngl", in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers
+                                 ? std::string("999")
+                                 : std::to_string(in.llama_cpp.n_gpu_layers)});
   if (!in.llama_cpp.tensor_split.empty()) {
     std::string split;
     for (double s : in.llama_cpp.tensor_split)

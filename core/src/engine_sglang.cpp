@@ -310,9 +310,12 @@ LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::strin
   // python/sglang/srt/layers/quantization/fp8.py: an unquantized checkpoint in fp8 at load.
   for (std::string& flag : weight_dtype_flags("SGLang", "--quantization", in, r, out.unexpressed))
     w.push_back(std::move(flag));
-  if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp", std::to_string(r.tensor_parallel)});
-  if (r.pipeline_parallel > 1) w.insert(w.end(), {"--pp", std::to_string(r.pipeline_parallel)});
-  if (r.data_parallel > 1) w.insert(w.end(), {"--dp", std::to_string(r.data_parallel)});
+  // The registered spellings (server_args.py): "--tp" works only as an argparse prefix, and
+  // "--pp" is an ambiguous one (--pp-size, --pp-max-micro-batch-size, ...).
+  if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp-size", std::to_string(r.tensor_parallel)});
+  if (r.pipeline_parallel > 1)
+    w.insert(w.end(), {"--pp-size", std::to_string(r.pipeline_parallel)});
+  if (r.data_parallel > 1) w.insert(w.end(), {"--dp-size", std::to_string(r.data_parallel)});
   const SglangOptions defaults;
   if (in.sglang.max_mamba_cache_size != 0)
     w.insert(w.end(), {"--max-mamba-cache-size", std::to_string(in.sglang.max_mamba_cache_size)});

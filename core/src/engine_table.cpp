@@ -91,6 +91,10 @@ const std::vector<EngineProfile> kEngines = [] {
   vllm.ssm_state_default = engines::vllm_ssm_state_default;
   vllm.sparse_mla_fp8_ds = true;
   vllm.default_block_size = engines::vllm_default_block_size;
+  // vllm/config/cache.py CacheDType; vllm/model_executor/layers/quantization/fp8.py (fp8 at load).
+  vllm.info.kv_dtype_choices = {"auto", "fp8"};
+  vllm.info.load_time_weight_dtypes = {"fp8"};
+  vllm.info.checkpoint_methods = {"*"};
 
   EngineProfile& sglang = rows[1];
   sglang.info.id = "sglang";
@@ -111,6 +115,10 @@ const std::vector<EngineProfile> kEngines = [] {
   sglang.context_message = sglang_refusal;
   sglang.ssm_state_default = engines::sglang_ssm_state_default;
   sglang.sparse_mla_fp8_ds = true;
+  // python/sglang/srt/server_args.py --kv-cache-dtype and --quantization fp8.
+  sglang.info.kv_dtype_choices = {"auto", "fp8"};
+  sglang.info.load_time_weight_dtypes = {"fp8"};
+  sglang.info.checkpoint_methods = {"*"};
 
   EngineProfile& trt = rows[2];
   trt.info.id = "tensorrt-llm";
@@ -126,6 +134,10 @@ const std::vector<EngineProfile> kEngines = [] {
   trt.launch_command = engines::launch_tensorrt_llm;
   trt.context_limit = vllm_context_limit;
   trt.default_max_model_len = model_positions;
+  // KvCacheConfig.dtype; the PyTorch backend reads ModelOpt and DeepSeek fp8 checkpoints, and
+  // quantizes nothing itself (ModelOpt does, offline).
+  trt.info.kv_dtype_choices = {"auto", "fp8"};
+  trt.info.checkpoint_methods = {"fp8", "modelopt"};
 
   EngineProfile& llamacpp = rows[3];
   llamacpp.info.id = "llama.cpp";
@@ -143,6 +155,10 @@ const std::vector<EngineProfile> kEngines = [] {
   llamacpp.context_message = llamacpp_warning;
   llamacpp.ssm_state_default = engines::llamacpp_ssm_state_default;
   llamacpp.one_server_devices = true;
+  // -ctk/-ctv types; GGUF files converted from the checkpoint (convert_hf_to_gguf.py,
+  // llama-quantize), named by their type in the launch command.
+  llamacpp.info.kv_dtype_choices = {"auto", "q8_0"};
+  llamacpp.info.load_time_weight_dtypes = {"q8_0", "q4_k_m"};
 
   EngineProfile& plain = rows[4];
   plain.info.id = "plain";
@@ -154,6 +170,7 @@ const std::vector<EngineProfile> kEngines = [] {
   plain.plan_gpu = engines::plan_plain;
   plain.context_limit = vllm_context_limit;
   plain.default_max_model_len = model_positions;
+  plain.info.kv_dtype_choices = {"auto", "fp8"};
   for (EngineProfile& e : rows) e.info.launches = e.launch_command != nullptr;
   return rows;
 }();

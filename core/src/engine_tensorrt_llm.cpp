@@ -82,6 +82,13 @@ LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r,
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp_size", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1)
     w.insert(w.end(), {"--pp_size", std::to_string(r.pipeline_parallel)});
+  if (r.data_parallel > 1) {  // trtllm-serve serves one replica (its DP is attention DP for MoE)
+    out.unexpressed.push_back(std::to_string(r.data_parallel) +
+                              " replicas: start this command on each replica's " +
+                              std::to_string(uint64_t{r.tensor_parallel} * r.pipeline_parallel) +
+                              " GPUs, behind a load balancer (trtllm-serve has no data-parallel "
+                              "flag for dense replicas)");
+  }
   if (in.model.kv_dtype != "auto") {
     const std::string name = engine_kv_dtype(
         "TensorRT-LLM", "--kv_cache_dtype", r.estimate.kv_dtype.name,

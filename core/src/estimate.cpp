@@ -29,9 +29,9 @@ std::string serving_dtype(const ModelShape& shape) {
   return shape.torch_dtype == "fp32" ? "fp16" : shape.torch_dtype;
 }
 
-Result<EstimateReport> estimate(const EstimateInput& in) {
-  using R = Result<EstimateReport>;
-  EstimateReport out;
+Result<ResolvedModel> resolve_model(const EstimateInput& in) {
+  using R = Result<ResolvedModel>;
+  ResolvedModel out;
   Result<ImportedModel> imported;
   if (!in.model_id.empty()) {
     const Result<ModelEntry> entry = find_model(in.model_id);
@@ -52,8 +52,24 @@ Result<EstimateReport> estimate(const EstimateInput& in) {
   } else {
     return R::failure(make_error(kMissingField, "model", "give a catalogue id or a config.json"));
   }
-  out.shape = std::move(imported.value.shape);
-  out.assumptions = std::move(imported.value.assumptions);
+  out.imported = std::move(imported.value);
+  return R::success(std::move(out));
+}
+
+Result<EstimateReport> estimate(const EstimateInput& in) {
+  const Result<ResolvedModel> model = resolve_model(in);
+  if (!model.ok) return Result<EstimateReport>::failure(model.error);
+  return estimate(in, model.value);
+}
+
+Result<EstimateReport> estimate(const EstimateInput& in, const ResolvedModel& model) {
+  using R = Result<EstimateReport>;
+  EstimateReport out;
+  out.model_id = model.model_id;
+  out.model_name = model.model_name;
+  out.source = model.source;
+  out.shape = model.imported.shape;
+  out.assumptions = model.imported.assumptions;
 
   Result<Dtype> kv = resolve_dtype(in.kv_dtype, out.shape, "kv_dtype", out.assumptions);
   if (!kv.ok) return R::failure(kv.error);

@@ -178,7 +178,41 @@ Result<PlanReport> validate(const PlanInput& in) {
 
 }  // namespace
 
-Result<PlanState> plan_state(const PlanInput& in) {
+namespace {
+
+// The model input's import and tensors, from the memo when a plan of the same model made them.
+Result<PlanMemo::Entry*> remembered(const EstimateInput& model, PlanMemo& memo) {
+  using RE = Result<PlanMemo::Entry*>;
+  const std::string key = model.model_id + '\n' + model.config_json;
+  for (PlanMemo::Entry& e : memo.entries)
+    if (e.key == key) return RE::success(&e);
+  Result<ResolvedModel> resolved = resolve_model(model);
+  if (!resolved.ok) return RE::failure(resolved.error);
+  Result<std::vector<WeightTensor>> tensors = weight_tensors(resolved.value.imported.shape);
+  if (!tensors.ok) return RE::failure(tensors.error);
+  memo.entries.push_back(
+      PlanMemo::Entry{key, std::move(resolved.value), std::move(tensors.value), false, {}, {}});
+  return RE::success(&memo.entries.back());
+}
+
+// One GPU of stage `rank`, from the memo when a plan cut the model the same way.
+Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
+                                const ModelShape& shape, const WeightStorage& weights,
+                                uint32_t rank, bool with_draft) {
+  const std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
+                          std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
+                          std::to_string(in.pipeline_parallel) + (with_draft ? "|draft" : "");
+  for (const auto& [key, load] : known.loads)
+    if (key == cut) return Result<GpuLoad>::success(load);
+  Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank,
+                                  in.pipeline_parallel, with_draft);
+  if (load.ok) known.loads.emplace_back(cut, load.value);
+  return load;
+}
+
+}  // namespace
+
+Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   using RS = Result<PlanState>;
   Result<PlanReport> checked = validate(in);
   if (!checked.ok) return RS::failure(checked.error);
@@ -189,27 +223,34 @@ Result<PlanState> plan_state(const PlanInput& in) {
   Result<EstimateInput> model = model_with_overrides(in);
   if (!model.ok) return RS::failure(model.error);
   if (model.value.context_tokens == 0) model.value.context_tokens = in.max_model_len;
-  Result<EstimateReport> estimated = estimate(model.value);
+  PlanMemo own;  // without a caller's memo, this plan's alone
+  const Result<PlanMemo::Entry*> known_model = remembered(model.value, memo ? *memo : own);
+  if (!known_model.ok) return RS::failure(known_model.error);
+  Result<EstimateReport> estimated = estimate(model.value, known_model.value->model);
   if (!estimated.ok) return RS::failure(estimated.error);
   r.estimate = std::move(estimated.value);
   const ModelShape& shape = r.estimate.shape;
-
-  const Result<std::vector<WeightTensor>> tensors = weight_tensors(shape);
-  if (!tensors.ok) return RS::failure(tensors.error);
+  const std::vector<WeightTensor>& tensors = known_model.value->tensors;
   const Result<ParameterCount> params =
-      count_parameters(tensors.value, shape.moe.num_experts, shape.moe.experts_per_token);
+      count_parameters(tensors, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return RS::failure(params.error);
   r.params = params.value;
   const Result<WeightStorage> storage = resolve_weight_storage(in, shape);
   if (!storage.ok) return RS::failure(storage.error);
   r.weights = storage.value;
-  const Result<WeightBytes> checkpoint = weight_bytes(tensors.value, shape.weights);
-  if (!checkpoint.ok) return RS::failure(checkpoint.error);
-  r.checkpoint_weights_bytes = checkpoint.value.total;
+  PlanMemo::Entry& known_entry = *known_model.value;
+  if (!known_entry.has_checkpoint) {
+    const Result<WeightBytes> stored = weight_bytes(tensors, shape.weights);
+    if (!stored.ok) return RS::failure(stored.error);
+    known_entry.checkpoint = stored.value;
+    known_entry.has_checkpoint = true;
+  }
+  const WeightBytes& checkpoint = known_entry.checkpoint;
+  r.checkpoint_weights_bytes = checkpoint.total;
   if (const Result<bool> spec = resolve_speculative(in, shape, r); !spec.ok)
     return RS::failure(spec.error);
   const bool with_draft = r.draft_layers_loaded != 0;
-  const Result<uint64_t> known = known_weights_total(in, tensors.value, checkpoint.value, r);
+  const Result<uint64_t> known = known_weights_total(in, tensors, checkpoint, r);
   if (!known.ok) return RS::failure(known.error);
   const uint64_t known_total = known.value;  // 0: the computed per-tensor bytes
 
@@ -280,8 +321,7 @@ Result<PlanState> plan_state(const PlanInput& in) {
   std::vector<GpuLoad> loads;
   bool all_start = true;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
-    Result<GpuLoad> load = gpu_load(shape, tensors.value, r.weights, in.tensor_parallel, rank,
-                                    in.pipeline_parallel, with_draft);
+    Result<GpuLoad> load = remembered_load(known_entry, in, shape, r.weights, rank, with_draft);
     if (!load.ok) return RS::failure(load.error);
     if (known_total != 0)
       load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
@@ -340,10 +380,13 @@ Result<PlanState> plan_state(const PlanInput& in) {
   if (engine.one_server_devices) {  // its workload is the K + V buffers it allocates
     tightest.estimate.kv.kv_bytes_total = replica_pool.value();
   }
-  const Result<PlanRoofline> estimate_roofline =
-      plan_roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
-  if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
-  tightest.roofline = estimate_roofline.value;
+  const bool full = memo == nullptr || !memo->capacity_only;
+  if (full) {
+    const Result<PlanRoofline> estimate_roofline =
+        plan_roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
+    if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
+    tightest.roofline = estimate_roofline.value;
+  }
   if (engine.one_server_devices && in.require_concurrency != 0) {
     return RS::failure(make_error(kInvalidValue, "require_concurrency",
                                   "llama.cpp allocates its buffers for what it is asked: N "
@@ -354,14 +397,14 @@ Result<PlanState> plan_state(const PlanInput& in) {
     if (!target.ok) return RS::failure(target.error);
     tightest.target = target.value;
   }
-  if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
+  if (full && (!in.prompt_lengths.empty() || !in.output_lengths.empty())) {
     const Result<WorkloadCapacity> workload =
         plan_workload(in, tightest, loads[tightest_rank].gpu_shape);
     if (!workload.ok) return RS::failure(workload.error);
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
-  if (engine.launch_command != nullptr) {
+  if (full && engine.launch_command != nullptr) {
     std::vector<std::string> unexpressed;
     const std::string served = launch_model_name(in, unexpressed);
     LaunchCommand launch = engine.launch_command(in, tightest, served);

@@ -10,6 +10,43 @@
 #include "plan_state.hpp"
 
 namespace kvscope {
+namespace {
+
+// A step through every stage in turn: a pipeline serves one batch through all of them.
+template <typename Step>
+Result<StepEstimate> sum_stages(const std::vector<GpuLoad>& loads, Step&& step) {
+  StepEstimate total;
+  for (const GpuLoad& load : loads) {
+    const Result<StepEstimate> s = step(load);
+    if (!s.ok) return s;
+    total.weight_bytes += s.value.weight_bytes;
+    total.kv_bytes += s.value.kv_bytes;
+    total.flops += s.value.flops;
+    total.memory_time_s += s.value.memory_time_s;
+    total.compute_time_s += s.value.compute_time_s;
+    total.time_s += s.value.time_s;
+    total.experts_read_per_moe_layer = s.value.experts_read_per_moe_layer;
+  }
+  total.bound = total.compute_time_s > total.memory_time_s ? "compute" : "memory";
+  return Result<StepEstimate>::success(total);
+}
+
+}  // namespace
+
+Result<StepEstimate> decode_through_stages(const std::vector<GpuLoad>& loads, const Dtype& kv,
+                                           const Dtype& state, const HardwarePeaks& peaks,
+                                           uint64_t batch, uint64_t context) {
+  return sum_stages(loads, [&](const GpuLoad& l) {
+    return decode_step(l, kv, state, peaks, batch, context);
+  });
+}
+
+Result<StepEstimate> prefill_through_stages(const std::vector<GpuLoad>& loads, const Dtype& kv,
+                                            const Dtype& state, const HardwarePeaks& peaks,
+                                            uint64_t prompt) {
+  return sum_stages(loads,
+                    [&](const GpuLoad& l) { return prefill(l, kv, state, peaks, prompt); });
+}
 
 Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
                                    const std::vector<GpuLoad>& loads,
@@ -34,7 +71,9 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   if (out.peaks.flops == 0)
     out.reason =
         "no dense peak for this GPU (catalogue or --gpu-tflops): compute time not estimated";
-  out.batch = in.model.batch;
+  // Each data-parallel replica decodes its share of the batch.
+  out.batch = ceil_div(in.model.batch, r.data_parallel);
+  out.replicas = r.data_parallel;
   out.context_tokens = r.estimate.workload.context_tokens;
   out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
   const Result<KvEstimate> per_sequence =
@@ -44,38 +83,19 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   out.kv_capped_batch = per_sequence.value.kv_bytes_per_sequence == 0
                             ? 0
                             : r.kv_pool_bytes / per_sequence.value.kv_bytes_per_sequence;
-  auto sum_stages = [&](auto&& step) -> Result<StepEstimate> {
-    StepEstimate total;
-    for (const GpuLoad& load : loads) {
-      const Result<StepEstimate> s = step(load);
-      if (!s.ok) return s;
-      total.weight_bytes += s.value.weight_bytes;
-      total.kv_bytes += s.value.kv_bytes;
-      total.flops += s.value.flops;
-      total.memory_time_s += s.value.memory_time_s;
-      total.compute_time_s += s.value.compute_time_s;
-      total.time_s += s.value.time_s;
-      total.experts_read_per_moe_layer = s.value.experts_read_per_moe_layer;
-    }
-    total.bound = total.compute_time_s > total.memory_time_s ? "compute" : "memory";
-    return Result<StepEstimate>::success(total);
-  };
   const Dtype& kv = r.estimate.kv_dtype;
   const Dtype& state = r.estimate.state_dtype;
-  auto decode_at = [&](uint64_t batch) {
-    return sum_stages([&](const GpuLoad& l) {
-      return decode_step(l, kv, state, out.peaks, batch, out.context_tokens);
-    });
-  };
-  const Result<StepEstimate> decode = decode_at(out.batch);
+  const Result<StepEstimate> decode =
+      decode_through_stages(loads, kv, state, out.peaks, out.batch, out.context_tokens);
   if (!decode.ok) return RR::failure(decode.error);
   out.decode = decode.value;
-  const Result<StepEstimate> first = sum_stages(
-      [&](const GpuLoad& l) { return prefill(l, kv, state, out.peaks, out.prompt_tokens); });
+  const Result<StepEstimate> first =
+      prefill_through_stages(loads, kv, state, out.peaks, out.prompt_tokens);
   if (!first.ok) return RR::failure(first.error);
   out.prefill = first.value;
   if (out.kv_capped_batch > 0) {
-    const Result<StepEstimate> capped = decode_at(out.kv_capped_batch);
+    const Result<StepEstimate> capped = decode_through_stages(
+        loads, kv, state, out.peaks, out.kv_capped_batch, out.context_tokens);
     if (!capped.ok) return RR::failure(capped.error);
     out.decode_at_kv_cap = capped.value;
   }

@@ -16,7 +16,34 @@ struct PlanState {
   size_t tightest_rank = 0;    // the stage whose pool limits the replica
 };
 
-Result<PlanState> plan_state(const PlanInput& input);
+// What plans of one model share, kept across a run of plans (the solver's): per model source
+// (its id or config text, with --set applied) the imported model, the checkpoint's tensors and
+// bytes, and what one GPU of a stage holds for each way of cutting it (the same on every card).
+struct PlanMemo {
+  struct Entry {
+    std::string key;
+    ResolvedModel model;
+    std::vector<WeightTensor> tensors;
+    bool has_checkpoint = false;
+    WeightBytes checkpoint;
+    std::vector<std::pair<std::string, GpuLoad>> loads;  // by weights, SSM dtype, tp, rank, pp
+  };
+  std::vector<Entry> entries;
+  // Plans that only ask what the pools hold (the solver's trials) skip the roofline, the
+  // workload and the launch command; its chosen layouts are planned in full.
+  bool capacity_only = false;
+};
+
+Result<PlanState> plan_state(const PlanInput& input, PlanMemo* memo = nullptr);
+
+// One decode step of `batch` sequences of `context` tokens, and one prefill of `prompt` tokens,
+// through every pipeline stage in turn.
+Result<StepEstimate> decode_through_stages(const std::vector<GpuLoad>& loads, const Dtype& kv,
+                                           const Dtype& state, const HardwarePeaks& peaks,
+                                           uint64_t batch, uint64_t context);
+Result<StepEstimate> prefill_through_stages(const std::vector<GpuLoad>& loads, const Dtype& kv,
+                                            const Dtype& state, const HardwarePeaks& peaks,
+                                            uint64_t prompt);
 
 // Decode and prefill on every stage, one after the other (a pipeline serves one batch through
 // all stages), and the batch at which the KV pool rather than bandwidth caps throughput.

@@ -106,6 +106,8 @@ void write_roofline(JsonWriter& w, const PlanRoofline& r) {
   w.key("decode").begin_object();
   write_step(w, r.decode, r.batch);
   w.field("batch", r.batch);
+  w.field("replicas", r.replicas);
+  w.field("batch_fits_kv_pool", r.batch <= r.kv_capped_batch);
   w.field("context_tokens", r.context_tokens);
   w.field("tokens_per_s_per_sequence", r.decode.time_s > 0 ? 1.0 / r.decode.time_s : 0.0);
   w.end_object();

@@ -25,14 +25,20 @@ enum class Kind {
   kNumberList,  // [3, 1]; on the command line 3,1
   kOverrides,   // {"FIELD": VALUE}; on the command line repeated --set FIELD=VALUE
   kJsonText,    // a JSON object (or its text)
+  kTextList,    // ["a", "b"]; on the command line a,b or the flag repeated
+  kNumberMap,   // {"ID": 2.5}; on the command line repeated --flag ID=2.5
 };
 
 // Which commands read a key.
 inline constexpr unsigned kEstimate = 1u << static_cast<int>(Command::kEstimate);
 inline constexpr unsigned kPlan = 1u << static_cast<int>(Command::kPlan);
 inline constexpr unsigned kSweep = 1u << static_cast<int>(Command::kSweep);
+inline constexpr unsigned kSolve = 1u << static_cast<int>(Command::kSolve);
 inline constexpr unsigned kPlanning = kPlan | kSweep;
 inline constexpr unsigned kModelCommands = kEstimate | kPlanning;
+// What solve reads of a plan's input: the model, the engine and its knobs, a custom card.
+inline constexpr unsigned kPlanningSolve = kPlanning | kSolve;
+inline constexpr unsigned kModelCommandsSolve = kModelCommands | kSolve;
 
 inline bool reads(unsigned commands, Command c) {
   return (commands & (1u << static_cast<int>(c))) != 0;
@@ -47,7 +53,9 @@ struct FileRef {
 using Target = std::variant<std::string& (*)(Request&), uint64_t& (*)(Request&),
                             uint32_t& (*)(Request&), double& (*)(Request&), bool& (*)(Request&),
                             std::vector<double>& (*)(Request&), FileRef (*)(Request&),
-                            std::vector<std::pair<std::string, std::string>>& (*)(Request&)>;
+                            std::vector<std::pair<std::string, std::string>>& (*)(Request&),
+                            std::vector<std::string>& (*)(Request&),
+                            std::vector<std::pair<std::string, double>>& (*)(Request&)>;
 
 struct Field {
   std::string_view key;   // "context_tokens", "vllm.gpu_memory_utilization"

@@ -19,8 +19,8 @@ using namespace request_fields;
 constexpr size_t kMaxTextBytes = 64u << 10;
 constexpr size_t kMaxFileBytes = 16u << 20;
 
-const char* const kCommandNames[] = {"estimate", "plan",   "sweep",  "models",
-                                     "gpus",     "dtypes", "engines"};
+const char* const kCommandNames[] = {"estimate", "plan",   "sweep",   "models",
+                                     "gpus",     "dtypes", "engines", "solve"};
 
 Error bad(const Field& f, const std::string& detail) {
   return make_error(kInvalidValue, std::string(f.key), detail);
@@ -118,6 +118,29 @@ std::optional<Error> read_value(const Field& f, const ordered_json& v, Request& 
     std::optional<Error> operator()(FileRef (*at)(Request&)) const {
       return read_file(f, v, at(r));
     }
+    std::optional<Error> operator()(std::vector<std::string>& (*at)(Request&)) const {
+      if (!v.is_array() || v.size() > 64) return bad(f, "expected a list of at most 64 strings");
+      std::vector<std::string>& out = at(r);
+      out.clear();
+      for (const ordered_json& x : v) {
+        if (!x.is_string() || x.get<std::string>().empty() || x.get<std::string>().size() > 256)
+          return bad(f, "expected names, got " + shown(x));
+        out.push_back(x.get<std::string>());
+      }
+      return std::nullopt;
+    }
+    std::optional<Error> operator()(
+        std::vector<std::pair<std::string, double>>& (*at)(Request&)) const {
+      if (!v.is_object() || v.size() > 256) return bad(f, "expected an object of ID: number");
+      auto& out = at(r);
+      out.clear();
+      for (const auto& [id, value] : v.items()) {
+        if (!value.is_number())
+          return bad(f, quote_user_text(id) + ": expected a number, got " + shown(value));
+        out.emplace_back(id, value.get<double>());
+      }
+      return std::nullopt;
+    }
     std::optional<Error> operator()(
         std::vector<std::pair<std::string, std::string>>& (*at)(Request&)) const {
       if (!v.is_object()) return bad(f, "expected an object of config.json fields");
@@ -159,11 +182,20 @@ std::optional<Error> read_object(const ordered_json& object, const std::string& 
       if (auto e = read_value(*f, value, r)) return e;
       continue;
     }
-    if (const Field* f = find_any_field(key))
+    if (find_any_field(key) != nullptr) {
+      std::string readers;
+      for (const Field& g : fields()) {
+        if (g.key != key) continue;
+        for (int c = 0; c < static_cast<int>(std::size(kCommandNames)); ++c) {
+          const std::string reader = kCommandNames[c];
+          if (reads(g.commands, static_cast<Command>(c)) && readers.find(reader) == std::string::npos)
+            readers += (readers.empty() ? "" : ", ") + reader;
+        }
+      }
       return make_error(kInvalidValue, key,
-                        "not read by " + std::string(command_name(command)) + " (" +
-                            (reads(f->commands, Command::kEstimate) ? "estimate" : "plan, sweep") +
+                        "not read by " + std::string(command_name(command)) + " (" + readers +
                             " only)");
+    }
     bool is_group = false;
     for (const Field& f : fields()) is_group = is_group || f.key.rfind(key + ".", 0) == 0;
     if (is_group && value.is_object()) {
@@ -214,6 +246,13 @@ ordered_json value_json(const Field& f, Request& r) {
         std::vector<std::pair<std::string, std::string>>& (*at)(Request&)) const {
       ordered_json j = ordered_json::object();
       for (const auto& [field, value] : at(r)) j[field] = value;
+      return j;
+    }
+    ordered_json operator()(std::vector<std::string>& (*at)(Request&)) const { return at(r); }
+    ordered_json operator()(
+        std::vector<std::pair<std::string, double>>& (*at)(Request&)) const {
+      ordered_json j = ordered_json::object();
+      for (const auto& [id, value] : at(r)) j[id] = value;
       return j;
     }
   };
@@ -308,6 +347,12 @@ Answer answer(const Request& r) {
       return Answer{0, dtype_catalog_to_json(), {}};
     case Command::kEngines:
       return Answer{0, engine_catalog_to_json(), {}};
+    case Command::kSolve: {
+      const Result<SolveReport> s = solve(r.input, r.solve);
+      Answer a = report(s, [](const SolveReport& q) { return solve_to_json(q); });
+      a.target_missed = s.ok && !s.value.met;
+      return a;
+    }
   }
   return failure(make_error(kInternalError, "command", "unknown command"), 70);
 }

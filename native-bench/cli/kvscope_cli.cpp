@@ -39,6 +39,11 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
     }
     case Command::kSweep:
       return print_text(sweep(r.input, r.sweep), r, print_sweeps, out, err);
+    case Command::kSolve: {
+      const Result<SolveReport> s = solve(r.input, r.solve);
+      const int status = print_text(s, r, print_solve, out, err);
+      return status == 0 && !s.value.met ? 1 : status;
+    }
     case Command::kModels:
     case Command::kGpus:
     case Command::kDtypes:
@@ -91,7 +96,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const Answer a = answer(request);
   if (a.status == 0) {
     out << a.json << "\n";
-    return a.target_missed ? 1 : 0;  // --require-concurrency: a gate for scripts
+    return a.target_missed ? 1 : 0;  // --require-concurrency, solve: a gate for scripts
   }
   return fail(out, err, true,
               line.value.from_request_file ? a.error : error_for_command_line(a.error, request),

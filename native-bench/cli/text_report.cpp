@@ -187,6 +187,13 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
         << "):\n";
     step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
+    if (rf.replicas > 1)
+      out << "  (per replica: " << rf.replicas << " replicas share " << with_commas(p.estimate.workload.batch) << " sequences)\n";
+    if (rf.batch > rf.kv_capped_batch)
+      out << "  (the KV pool holds " << with_commas(rf.kv_capped_batch)
+          << (rf.kv_capped_batch == 1 ? " sequence" : " sequences")
+          << " of this context, not " << with_commas(rf.batch)
+          << ": a step the engine cannot run)\n";
     step_line(("prefill " + std::to_string(rf.prompt_tokens)).c_str(), rf.prefill,
               rf.prompt_tokens);
     if (rf.kv_capped_batch > 0) {

@@ -1,4 +1,5 @@
-// The readable reports of `kvscope estimate`, `plan` and `sweep` (the JSON comes from the core).
+// The readable reports of `kvscope estimate`, `plan`, `sweep` and `solve` (the JSON comes from
+// the core).
 #pragma once
 
 #include <ostream>
@@ -6,6 +7,7 @@
 
 #include "kvscope/estimate.hpp"
 #include "kvscope/plan.hpp"
+#include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
 
 namespace kvscope::cli {
@@ -13,6 +15,7 @@ namespace kvscope::cli {
 void print_report(const EstimateReport& r, std::ostream& out);
 void print_plan(const PlanReport& p, std::ostream& out);
 void print_sweeps(const Sweeps& s, std::ostream& out);
+void print_solve(const SolveReport& r, std::ostream& out);  // text_solve.cpp
 // `kvscope models`, `gpus` or `dtypes` as a table.
 void print_catalogue(const std::string& which, std::ostream& out);
 

@@ -264,6 +264,55 @@ TEST(Cli, RequireConcurrencyExitsOneWhenTheTargetDoesNotFit) {
             0);
 }
 
+// `kvscope solve`, a contract for scripts: the kvscope.solve/1 keys, GPUs repeated or listed,
+// prices as ID=USD, and 0 when an option meets the target, 1 when none does, 2 on bad input.
+TEST(Cli, SolveJsonHasTheContractKeysAndExitsOnTheTarget) {
+  const CliRun r = kvscope({"solve", "--model", "qwen3-32b", "--concurrency", "20", "--context",
+                            "32k", "--gpu", "h100-sxm-80gb", "--gpu", "a100-sxm-80gb,l40s",
+                            "--price", "l40s=0.99", "--price", "h100-sxm-80gb=2.5", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["schema"], "kvscope.solve/1");
+  EXPECT_EQ(j["met"], true);
+  EXPECT_EQ(j["gpus"].size(), 3u);
+  ASSERT_FALSE(j["options"].empty());
+  for (const char* key : {"gpu", "gpus", "tp", "pp", "dp", "kv_dtype", "weight_dtype",
+                          "max_model_len", "max_concurrency", "meets_target",
+                          "binding_constraint", "usd_per_hour", "command"}) {
+    EXPECT_TRUE(j["options"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(j["options"][0]["meets_target"], true);
+  EXPECT_TRUE(j["options"][0]["binding_constraint"].is_null());
+  EXPECT_EQ(j["options"][0]["command"].get<std::string>().rfind("vllm serve Qwen/Qwen3-32B ", 0),
+            0u);
+  // No option within one GPU: the closest miss, and exit 1 (the report still printed).
+  for (const bool json : {false, true}) {
+    std::vector<std::string> args = {"solve",   "--model",      "qwen3-32b", "--concurrency",
+                                     "20",      "--context",    "32k",       "--gpu",
+                                     "l4",      "--max-gpus",   "1"};
+    if (json) args.push_back("--json");
+    const CliRun none = kvscope(args);
+    EXPECT_EQ(none.status, 1) << none.err;
+    EXPECT_TRUE(none.err.empty()) << none.err;
+    if (json) {
+      EXPECT_EQ(json_of(none)["met"], false);
+      EXPECT_EQ(json_of(none)["options"][0]["meets_target"], false);
+    } else {
+      EXPECT_NE(none.out.find("! max_gpus: its weights and 20 sequences' caches need at least"),
+                std::string::npos)
+          << none.out;
+    }
+  }
+  EXPECT_EQ(kvscope({"solve", "--model", "qwen3-32b", "--context", "32k"}).status, 2);
+  const CliRun price = kvscope({"solve", "--model", "qwen3-32b", "--concurrency", "2", "--price",
+                                "l4:0.8"});
+  EXPECT_EQ(price.status, 2);
+  EXPECT_NE(price.err.find("--price: expected ID=NUMBER"), std::string::npos) << price.err;
+  const CliRun batch = kvscope({"solve", "--model", "qwen3-32b", "--concurrency", "2", "--batch", "4"});
+  EXPECT_EQ(batch.status, 2);
+  EXPECT_NE(batch.err.find("--batch"), std::string::npos) << batch.err;
+}
+
 TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
   const CliRun r = kvscope({"plan", "--model", "llama-2-7b", "--engine", "plain", "--gpu-memory",
                             "80GB", "--weights-bytes", "13.5GB", "--max-model-len", "4096", "--set",

@@ -123,7 +123,7 @@ TEST(Request, BadValuesNameTheirKey) {
   EXPECT_EQ(odd.field, "request");
   EXPECT_EQ(odd.message, R"(request: unknown key "gpu\x0a\x3cb\x3e" (see kvscope.request/1))");
   EXPECT_EQ(refused(R"({"model": "llama-3.1-8b", "engine": "vllm"})", Command::kEstimate).message,
-            "engine: not read by estimate (plan, sweep only)");
+            "engine: not read by estimate (plan, sweep, solve only)");
   EXPECT_EQ(refused(R"({"model": "llama-3.1-8b", "prompt_tokens": 5})", Command::kEstimate).field,
             "output_tokens");
 }

@@ -58,6 +58,12 @@ export class Kvscope {
   plan(request) { return this.call('plan', request); }
   /** @param {import('./kvscope').SweepRequest} request @returns {import('./kvscope').SweepsReport} */
   sweep(request) { return this.call('sweep', request); }
+  /**
+   * The target (`concurrency` sequences of `context_tokens`) to the cheapest layout per GPU type.
+   * A target no option meets is an answer (`met: false`), not an error.
+   * @param {import('./kvscope').SolveRequest} request @returns {import('./kvscope').SolveReport}
+   */
+  solve(request) { return this.call('solve', request); }
   /** @returns {import('./kvscope').ModelCatalogue} */
   models() { return this.call('models', {}); }
   /** @returns {import('./kvscope').GpuCatalogue} */
@@ -76,7 +82,8 @@ export class Kvscope {
   }
   /**
    * The `kvscope` arguments (command first) that answer the same request; files by their name.
-   * @param {'estimate'|'plan'|'sweep'} command @param {import('./kvscope').PlanRequest} request
+   * @param {'estimate'|'plan'|'sweep'|'solve'} command
+   * @param {import('./kvscope').PlanRequest | import('./kvscope').SolveRequest} request
    * @returns {string[]}
    */
   commandLine(command, request) {
@@ -85,7 +92,7 @@ export class Kvscope {
 
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
-   * @param {'estimate'|'plan'|'sweep'|'models'|'gpus'|'dtypes'|'engines'} command
+   * @param {'estimate'|'plan'|'sweep'|'solve'|'models'|'gpus'|'dtypes'|'engines'} command
    * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
   call(command, request) {

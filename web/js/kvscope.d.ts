@@ -17,7 +17,7 @@ export interface FileInput {
 /** What estimate reads: the model, its dtypes and the workload line. `null` = left out. */
 export interface EstimateRequest {
   schema?: 'kvscope.request/1';
-  command?: 'estimate' | 'plan' | 'sweep';
+  command?: 'estimate' | 'plan' | 'sweep' | 'solve';
   /** A catalogue id; exactly one of model and config. */
   model?: string | null;
   config?: FileInput | null;
@@ -114,6 +114,98 @@ export interface SweepRequest extends PlanRequest {
     max_context_tokens?: Tokens | null;
     max_batch?: number | null;
   } | null;
+}
+
+/**
+ * What solve reads: the model, the engine and its knobs, the target, and what it may choose. The
+ * layout, the KV dtype and the weights are the solver's (`kv_dtypes`, `weight_dtypes`).
+ */
+export interface SolveRequest extends Omit<PlanRequest, 'gpu' | 'kv_dtype' | 'weight_dtype' | 'batch' |
+  'gpus' | 'tensor_parallel' | 'pipeline_parallel' | 'max_model_len' | 'require_concurrency' |
+  'kv_memory_bytes' | 'prompt_lengths' | 'output_lengths' | 'shared_prefix_tokens' | 'output_tokens'> {
+  /** The target: this many sequences of context_tokens at once, over every replica. */
+  concurrency: number;
+  /** GPU types to consider (catalogue ids); default every one, and a card of gpu_memory_bytes as "custom". */
+  gpu?: string[] | null;
+  max_gpus?: number | null;
+  /** Tensor parallelism within a node (default 8). */
+  max_tp?: number | null;
+  max_pp?: number | null;
+  /** Default the engine's choices ("auto" = the model's dtype, "fp8"). */
+  kv_dtypes?: string[] | null;
+  /** "auto" (the checkpoint), a weight dtype, or a catalogue checkpoint's id. */
+  weight_dtypes?: string[] | null;
+  min_decode_tokens_per_s?: number | null;
+  max_ttft_s?: number | null;
+  /** $ per GPU-hour by GPU id ("custom" for gpu_memory_bytes' card); overrides the catalogue's. */
+  prices_usd_per_hour?: Record<string, number> | null;
+}
+
+/** One layout in a solve report. `null`: not known (no price, no bandwidth) or not applicable. */
+export interface SolveOption {
+  gpu: string;
+  gpu_name: string;
+  gpus: number;
+  tp: number;
+  /** Pipeline stages; llama.cpp: the devices of one server (-sm layer). */
+  pp: number;
+  /** Replicas (llama.cpp: servers). */
+  dp: number;
+  kv_dtype: string;
+  weight_dtype: string;
+  /** The weight choice as the request names it: "auto", a dtype, or a catalogue checkpoint's id. */
+  weights_choice: string;
+  max_model_len: Tokens;
+  /** The engine's share of the card (vLLM gpu_memory_utilization, ...). */
+  utilization: number | null;
+  weights_bytes_per_gpu: Bytes;
+  kv_pool_bytes_per_gpu: Bytes;
+  /** Sequences of the target's context the layout holds at once. */
+  max_concurrency: number;
+  meets_target: boolean;
+  binding_constraint: 'weights' | 'kv_pool' | 'heads' | 'layers' | 'context_limit' | 'running_requests' |
+    'decode_speed' | 'ttft' | 'max_gpus' | string | null;
+  reason: string | null;
+  margin: number;
+  decode_tokens_per_s_per_user: number | null;
+  decode_tokens_per_s: number | null;
+  prefill_s: number | null;
+  usd_per_hour: number | null;
+  usd_per_user_hour: number | null;
+  usd_per_million_output_tokens: number | null;
+  /** $/hour over the best option's; 1 = a tie. */
+  cost_vs_best: number | null;
+  command: string;
+  unexpressed: string[];
+}
+
+/** kvscope.solve/1 */
+export interface SolveReport {
+  schema: 'kvscope.solve/1';
+  kvscope_version: string;
+  model: { id: string | null; name: string };
+  engine: string;
+  engine_label: string;
+  target: { concurrency: number; context_tokens: Tokens; prompt_tokens: Tokens;
+    min_decode_tokens_per_s: number | null; max_ttft_s: number | null };
+  search: { kv_dtypes: string[]; weight_dtypes: string[]; max_tp: number; max_pp: number;
+    max_gpus: number; plans_run: number; ranking: string };
+  /** Some option meets the target (the first does). */
+  met: boolean;
+  options: SolveOption[];
+  gpus: Array<{
+    gpu: string;
+    name: string;
+    memory_bytes: Bytes;
+    usd_per_gpu_hour: number | null;
+    price_source: string | null;
+    met: boolean;
+    best_gpus: number | null;
+    plans_run: number;
+    /** Layouts with fewer GPUs than the best, and why each falls short. */
+    cheaper_failures: SolveOption[];
+  }>;
+  notes: string[];
 }
 
 export interface DtypeInfo {
@@ -227,6 +319,10 @@ export interface StepEstimate {
   batch?: number;
   context_tokens?: Tokens;
   tokens_per_s_per_sequence?: number;
+  /** decode: data-parallel replicas sharing the batch (`batch` is per replica) */
+  replicas?: number;
+  /** decode: false when the KV pool holds fewer sequences of the context than `batch` */
+  batch_fits_kv_pool?: boolean;
   prompt_tokens?: Tokens;
 }
 
@@ -411,6 +507,9 @@ export interface GpuCatalogue {
     bf16_dense_flops: number;
     fp8_dense_flops: number;
     source: string;
+    /** A dated public on-demand list price per GPU-hour; null where none is cited. */
+    usd_per_gpu_hour: number | null;
+    price_source: string | null;
   }>;
 }
 
@@ -427,6 +526,10 @@ export interface EngineInfo {
   levers: Array<{ key: string; label: string; short_label: string; value?: number; step?: number; from?: number }>;
   /** plan reports a launch_command for it. */
   launches: boolean;
+  /** What solve tries by default: KV dtypes, formats made at load, checkpoint methods served ("*" = any). */
+  kv_dtype_choices: string[];
+  load_time_weight_dtypes: string[];
+  checkpoint_methods: string[];
 }
 
 export interface EngineCatalogue {

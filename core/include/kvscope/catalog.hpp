@@ -22,6 +22,7 @@ struct ModelEntry {
   uint64_t active_params_published = 0;  // MoE: published activated parameters
   std::string params_source;
   std::string config_json;  // the config.json subset, fed to import_config
+  std::string base_model;   // a quantized checkpoint's: the Hugging Face id it was made from
 };
 
 struct GpuEntry {
@@ -35,6 +36,9 @@ struct GpuEntry {
   double bf16_dense_flops = 0;         // datasheet dense peak, 0 when the chip has none
   double fp8_dense_flops = 0;
   std::string source;
+  // A dated public on-demand list price per GPU-hour (0 = none cited: the solver asks for one).
+  double usd_per_hour = 0;
+  std::string price_source;  // provider, page, the date it was read, where it was transcribed
 };
 
 const std::vector<ModelEntry>& model_catalog();

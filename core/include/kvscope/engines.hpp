@@ -28,6 +28,12 @@ struct EngineInfo {
   std::vector<std::string_view> knobs;  // request keys the page shows for it
   std::vector<EngineLever> levers;
   bool launches = false;  // plan reports a launch command for it
+  // What `solve` may choose for it: KV dtypes ("auto" = the model's), the formats it quantizes
+  // a 16-bit checkpoint to as it loads, and the quantization_config methods of the checkpoints
+  // it serves ("*" = any Hugging Face checkpoint; none = its own files, as llama.cpp's GGUF).
+  std::vector<std::string_view> kv_dtype_choices;
+  std::vector<std::string_view> load_time_weight_dtypes;
+  std::vector<std::string_view> checkpoint_methods;
 };
 
 const std::vector<EngineInfo>& engine_catalog();

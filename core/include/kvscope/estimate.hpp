@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kvscope/config_import.hpp"
 #include "kvscope/dtype.hpp"
 #include "kvscope/error.hpp"
 #include "kvscope/kv_arithmetic.hpp"
@@ -46,6 +47,17 @@ struct EstimateReport {
 };
 
 Result<EstimateReport> estimate(const EstimateInput& input);
+
+// The model an estimate reads, imported once: a catalogue entry's config or the given one.
+struct ResolvedModel {
+  ImportedModel imported;
+  std::string model_id;  // empty for a config file
+  std::string model_name;
+  std::string source;
+};
+Result<ResolvedModel> resolve_model(const EstimateInput& input);
+// estimate() of a model already resolved from `input` (plans of one model share the import).
+Result<EstimateReport> estimate(const EstimateInput& input, const ResolvedModel& model);
 
 // The dtype an engine computes in for this checkpoint: its torch_dtype, except that float32
 // checkpoints are served in float16 (vLLM's "auto", vllm/config/model.py _get_and_verify_dtype).

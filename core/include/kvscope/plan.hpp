@@ -95,7 +95,8 @@ struct PlanRoofline {
   bool available = false;
   std::string reason;  // why not, or what is missing
   HardwarePeaks peaks;
-  uint64_t batch = 0;           // decode batch (--batch)
+  uint64_t batch = 0;           // decode batch per replica (--batch over the replicas)
+  uint64_t replicas = 1;        // data-parallel replicas sharing --batch
   uint64_t context_tokens = 0;  // tokens each sequence attends over
   uint64_t prompt_tokens = 0;   // prefill length
   StepEstimate decode;

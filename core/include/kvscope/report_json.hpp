@@ -7,6 +7,7 @@
 #include "kvscope/error.hpp"
 #include "kvscope/estimate.hpp"
 #include "kvscope/plan.hpp"
+#include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
 
 namespace kvscope {
@@ -18,6 +19,8 @@ std::string report_to_json(const EstimateReport& report);
 std::string plan_to_json(const PlanReport& report);
 // {"schema": "kvscope.sweeps/1", series as [[x, y], ...], memory breakdown in bytes}
 std::string sweeps_to_json(const Sweeps& sweeps);  // on one line
+// {"schema": "kvscope.solve/1", "target", "options" best first, "gpus" with cheaper_failures}
+std::string solve_to_json(const SolveReport& report);
 // {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();

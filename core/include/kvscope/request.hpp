@@ -10,11 +10,12 @@
 
 #include "kvscope/error.hpp"
 #include "kvscope/plan.hpp"
+#include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
 
 namespace kvscope {
 
-enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines };
+enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines, kSolve };
 
 std::string_view command_name(Command command);
 // "estimate", "plan", ...; false when `name` is none of them.
@@ -24,6 +25,7 @@ struct Request {
   Command command = Command::kPlan;
   PlanInput input;  // estimate reads input.model only
   SweepRange sweep;
+  SolveOptions solve;  // solve: the target and what it may choose (input is its base plan)
 };
 
 inline constexpr const char* kRequestSchema = "kvscope.request/1";
@@ -42,7 +44,8 @@ struct Answer {
   int status = 0;
   std::string json;
   Error error;
-  bool target_missed = false;  // a plan with require_concurrency whose target does not fit
+  bool target_missed = false;  // a plan with require_concurrency whose target does not fit, or
+                               // a solve that no option meets
 };
 
 Answer answer(const Request& request);

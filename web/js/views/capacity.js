@@ -64,7 +64,14 @@ export function rooflineView(r) {
   const step = (id, label, s) => [h('dt', {}, label),
     h('dd', { id, 'data-value': s.tokens_per_s, 'data-time': s.time_s }, `${seconds(s.time_s)} (${s.bound}-bound), ${rate(s.tokens_per_s)} tokens/s`)];
   const capped = rf.decode_at_kv_capped_batch;
+  // A step for a batch the pool cannot hold (or an engine that does not start) says so.
+  const caveats = [
+    rf.decode.replicas > 1 ? `Per replica: ${rf.decode.replicas} replicas share the batch.` : null,
+    !rf.decode.batch_fits_kv_pool ? `The KV pool holds ${commas(rf.kv_capped_batch)} of these sequences, not ${commas(rf.decode.batch)}: the first step is one the engine cannot run.` : null,
+    r.starts === false ? 'The engine does not start: these are what the card would do if it did.' : null,
+  ].filter(Boolean);
   return h('div', { id: 'roofline' },
+    caveats.length ? h('p', { class: 'warn', id: 'roofline-caveat' }, caveats.join(' ')) : null,
     h('dl', { class: 'figures' },
       step('decode', `Decode step, batch ${commas(rf.decode.batch)} at ${commas(rf.decode.context_tokens)} tokens`, rf.decode),
       capped ? step('decode-capped', `Decode at the KV cap (batch ${commas(capped.batch)})`, capped) : null,
