@@ -104,6 +104,7 @@ std::string engine_catalog_to_json() {
     w.field("kv_dtype_choices", e.kv_dtype_choices);
     w.field("load_time_weight_dtypes", e.load_time_weight_dtypes);
     w.field("checkpoint_methods", e.checkpoint_methods);
+    w.field("one_server", e.one_server);
     w.end_object();
   }
   return end_catalog(w);

@@ -131,6 +131,10 @@ Result<ordered_json> flag_value(const Field& f, const std::string& text,
       ordered_json list = ordered_json::array();
       for (size_t start = 0; start <= text.size();) {
         const size_t comma = std::min(text.find(',', start), text.size());
+        if (comma == start) {
+          return R::failure(
+              usage_error(f.flag, "expected names such as a,b, got " + quote_user_text(text)));
+        }
         list.push_back(text.substr(start, comma - start));
         start = comma + 1;
       }

@@ -171,7 +171,10 @@ const std::vector<EngineProfile> kEngines = [] {
   plain.context_limit = vllm_context_limit;
   plain.default_max_model_len = model_positions;
   plain.info.kv_dtype_choices = {"auto", "fp8"};
-  for (EngineProfile& e : rows) e.info.launches = e.launch_command != nullptr;
+  for (EngineProfile& e : rows) {
+    e.info.launches = e.launch_command != nullptr;
+    e.info.one_server = e.one_server_devices;
+  }
   return rows;
 }();
 

@@ -203,7 +203,7 @@ const std::vector<Field> kFields = {
     // Solve: the target and what the solver may choose.
     {"concurrency", "--concurrency", Kind::kCount, kSolve,
      +[](R& r) -> uint64_t& { return r.solve.concurrency; }, "N",
-     "the target: N sequences of --context tokens at once (over every replica)", 1},
+     "the target: N sequences of --context tokens at once (over every replica)", 1, 10'000'000},
     {"gpu", "--gpu", Kind::kTextList, kSolve,
      +[](R& r) -> std::vector<std::string>& { return r.solve.gpu_ids; }, "ID",
      "GPU types to consider (repeat or a,b; default every catalogue GPU)"},

@@ -56,10 +56,11 @@ Result<SolveReport> solve(const PlanInput& base, const SolveOptions& options) {
   out.notes = s.notes;
 
   std::vector<Ranked> ranked;
+  uint64_t budget = kTrialPlanBudget;
   for (const Card& card : s.cards) {
-    const Result<CardResult> searched = search_card(s, card, memo);
+    const Result<CardResult> searched = search_card(s, card, memo, budget);
     if (!searched.ok) return R::failure(searched.error);
-    out.plans_run += searched.value.gpu.layouts_tried;
+    out.plans_run += searched.value.gpu.plans_run;
     out.gpus.push_back(searched.value.gpu);
     ranked.insert(ranked.end(), searched.value.options.begin(), searched.value.options.end());
   }
@@ -72,6 +73,14 @@ Result<SolveReport> solve(const PlanInput& base, const SolveOptions& options) {
     for (SolveOption& o : out.options) {
       if (o.meets_target && o.priced && best > 0) o.cost_vs_best = o.usd_per_hour / best;
     }
+  }
+  std::string cut;
+  for (const SolveGpu& g : out.gpus)
+    if (g.search_cut) cut += (cut.empty() ? "" : ", ") + g.gpu_id;
+  if (!cut.empty()) {
+    out.notes.push_back("the search stopped after " + std::to_string(kTrialPlanBudget) +
+                        " trial plans: " + cut + " not searched in full (name fewer GPUs, or lower "
+                        "max_gpus, max_tp or max_pp)");
   }
   std::string unpriced;
   for (const SolveGpu& g : out.gpus) {

@@ -16,6 +16,7 @@ void write_option(JsonWriter& w, const SolveOption& o) {
   w.field("kv_dtype", o.kv_dtype);
   w.field("weight_dtype", o.weight_dtype);
   w.field("weights_choice", o.weights_choice);
+  w.field_or_null("checkpoint", !o.checkpoint.empty(), o.checkpoint);
   w.field("max_model_len", o.max_model_len);
   w.field_or_null("utilization", o.utilization > 0, o.utilization);
   w.field("weights_bytes_per_gpu", o.weights_bytes_per_gpu);
@@ -85,7 +86,8 @@ std::string solve_to_json(const SolveReport& r) {
     w.field_or_null("price_source", g.priced, g.price_source);
     w.field("met", g.met);
     w.field_or_null("best_gpus", g.met, g.best_gpus);
-    w.field("plans_run", g.layouts_tried);
+    w.field("plans_run", g.plans_run);
+    w.field("search_cut", g.search_cut);
     w.key("cheaper_failures").begin_array();
     for (const SolveOption& o : g.cheaper_failures) write_option(w, o);
     w.end_array();

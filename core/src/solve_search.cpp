@@ -338,6 +338,7 @@ Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t,
   o.kv_dtype = t.kv_name;
   o.weight_dtype = s.weight_choices[t.weight].served;
   o.weights_choice = s.weight_choices[t.weight].choice;
+  o.checkpoint = s.weight_choices[t.weight].model_id;
   o.max_model_len = t.max_model_len;
   o.utilization = t.utilization;
   o.weights_bytes_per_gpu = t.weights_bytes;
@@ -404,6 +405,7 @@ SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, u
   o.kv_dtype = t.kv_name.empty() ? s.kv_choices[t.kv].name : t.kv_name;
   o.weight_dtype = s.weight_choices[t.weight].served;
   o.weights_choice = s.weight_choices[t.weight].choice;
+  o.checkpoint = s.weight_choices[t.weight].model_id;
   o.max_model_len = t.max_model_len;
   o.weights_bytes_per_gpu = t.weights_bytes;
   o.kv_pool_bytes_per_gpu = t.pool_bytes;
@@ -430,7 +432,8 @@ SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, u
 
 }  // namespace
 
-Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo) {
+Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo,
+                               uint64_t& budget) {
   using RC = Result<CardResult>;
   const SolveOptions& o = s.options;
   CardResult out;
@@ -520,6 +523,10 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
         return Result<bool>::success(false);
       }
     }
+    if (plans.plans >= budget) {
+      out.gpu.search_cut = true;
+      return Result<bool>::success(false);
+    }
     const Result<PlanState> p = s.engine->one_server_devices ? plan_server(s, card, t, plans)
                                                              : plan_replica(s, card, t, plans);
     if (!p.ok) {
@@ -561,7 +568,8 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
       if (!tried.ok) return RC::failure(tried.error);
     }
   }
-  out.gpu.layouts_tried = plans.plans;
+  budget -= std::min(budget, plans.plans);
+  out.gpu.plans_run = plans.plans;
   for (size_t c = 0; c < choices; ++c) {
     if (best[c] < 0) continue;
     const Trial& t = trials[static_cast<size_t>(best[c])];
@@ -636,7 +644,7 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
     out.gpu.cheaper_failures.push_back(
         cheaper_failure(s, card, t, out.gpu.met ? bound : o.max_gpus + 1));
   }
-  out.gpu.layouts_tried = plans.plans;
+  out.gpu.plans_run = plans.plans;
   return RC::success(std::move(out));
 }
 

@@ -64,8 +64,14 @@ struct CardResult {
   std::vector<Ranked> options;  // per weight and KV choice its fewest GPUs; or the closest miss
 };
 
-// Both plan through `memo`, which keeps the model's import and tensors across their plans.
+// Trial plans one solve may run (its options' own plans come on top): bounds the work of any
+// request, however wide its limits (a catalogue-wide search of a typical model takes about 700).
+inline constexpr uint64_t kTrialPlanBudget = 6000;
+
+// Both plan through `memo`, which keeps the model's import and tensors across their plans;
+// search_card spends trial plans from `budget`.
 Result<Search> prepare_search(const PlanInput& base, const SolveOptions& options, PlanMemo& memo);
-Result<CardResult> search_card(const Search& search, const Card& card, PlanMemo& memo);
+Result<CardResult> search_card(const Search& search, const Card& card, PlanMemo& memo,
+                               uint64_t& budget);
 
 }  // namespace kvscope::solve_search

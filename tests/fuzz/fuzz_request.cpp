@@ -14,8 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   static const kvscope::Command kCommands[] = {kvscope::Command::kEstimate, kvscope::Command::kPlan,
-                                               kvscope::Command::kSweep};
-  const kvscope::Command command = kCommands[data[0] % 3];
+                                               kvscope::Command::kSweep, kvscope::Command::kSolve};
+  const kvscope::Command command = kCommands[data[0] % 4];
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const kvscope::Answer a = kvscope::answer_json(command, text);
   if (a.status != 0 && a.status != 2) std::abort();

@@ -23,3 +23,18 @@ export async function example() {
   }
   return [starts, fits, slots, points, perToken, args, kv.gpus().gpus[0].memory_bytes];
 }
+
+export async function solveExample() {
+  const kv = await loadKvscope();
+  /** @type {import('../../web/js/kvscope').SolveRequest} */
+  const request = { model: 'qwen3-32b', concurrency: 20, context_tokens: 32768, gpu: ['h100-sxm-80gb'],
+    prices_usd_per_hour: { 'h100-sxm-80gb': 2.5 }, min_decode_tokens_per_s: 20, engine: 'sglang' };
+  const r = kv.solve(request);
+  /** @type {boolean} */ const met = r.met;
+  const best = r.options[0];
+  /** @type {number | null} */ const usd = best.usd_per_hour;
+  /** @type {string} */ const command = best.command;
+  /** @type {string | null} */ const constraint = r.gpus[0].cheaper_failures[0]?.binding_constraint ?? null;
+  /** @type {string[]} */ const args = kv.commandLine('solve', request);
+  return [met, best.gpus, best.tp, best.pp, best.dp, usd, command, constraint, args];
+}

@@ -6,12 +6,13 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, useEngines, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, useEngines, whyCacheRequest } from '../js/state.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';
 import { compareView } from '../js/views/compare.js';
 import { whyCacheView } from '../js/views/why-cache.js';
+import { solveView } from '../js/views/solve.js';
 import { widgetSheet } from './widget-style.js';
 
 export const CONTROLS = ['model', 'gpu', 'engine', 'kv-dtype', 'weight-dtype', 'context', 'batch', 'units', 'gpu-memory-utilization'];
@@ -114,6 +115,7 @@ export class KvCacheExplorer extends HTMLElement {
   /** The core's answer for the view: one plan, or several (context-sweep, compare), or an estimate. */
   compute(kv, { state, view }) {
     if (view === 'projections') return kv.estimate(whyCacheRequest(state));
+    if (view === 'solve') return kv.solve(solveRequest(state));
     if (view === 'context-sweep') {
       const contexts = (this.getAttribute('contexts') ?? '4096,8192,32768,131072').split(/[\s,]+/).filter(Boolean);
       return contexts.map((c) => {
@@ -144,6 +146,7 @@ export class KvCacheExplorer extends HTMLElement {
       case 'context-sweep': return h('div', { class: 'scroll' }, contextTableView(result, fmt));
       case 'compare': return h('div', { class: 'scroll' }, compareView(result, fmt));
       case 'projections': return whyCacheView(result);
+      case 'solve': return h('div', { class: 'scroll' }, solveView(result, fmt, { rows: 5 }));
       default: return verdictView(result, { onUseContext: (tokens) => this.setAttribute('context', String(tokens)) });
     }
   }

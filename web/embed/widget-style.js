@@ -41,6 +41,9 @@ dt { color: var(--muted); } dd { margin: 0; font-weight: 600; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 caption { text-align: left; padding-bottom: .2em; }
 th, td { text-align: left; padding: .25em .45em; border-bottom: 1px solid var(--border); }
+.big.bad { color: var(--bad); }
+table.solve td, table.solve th { white-space: nowrap; }
+details summary { cursor: pointer; margin-top: .3em; }
 .source { margin-top: .4em; font-size: .78em; }
 .source a { color: var(--accent); }
 `);

@@ -21,6 +21,7 @@ import {
 import { wireConfigSources } from './config-sources.js';
 import { runWhatIf, wireWhatIf } from './levers.js';
 import { renderPins, wirePins } from './pins.js';
+import { renderPrices, renderSolver, wireSolver } from './solver.js';
 import { copy, exportReport, renderEmbed, wireSharing } from './sharing.js';
 
 function fmt() { return makeFormat(page.state.units); }
@@ -97,6 +98,8 @@ function render() {
   renderMeasured();
   if (sweeps) drawSweeps(sweeps, plan, f);
   if (page.whatIfOpen) runWhatIf();
+  renderSolver();
+  renderPrices();
   renderPins();
 }
 
@@ -137,6 +140,7 @@ async function main() {
   wireWhatIf();
   wirePins();
   wireSharing();
+  wireSolver();
   window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
   writeControls();

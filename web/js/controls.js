@@ -16,7 +16,8 @@ export const BOUND = [
   ['shared-prefix', 'shared_prefix'], ['prompt-lengths', 'prompt_lengths'],
   ['output-lengths', 'output_lengths'], ['prompt-tokens', 'prompt_tokens'],
   ['output-tokens', 'output_tokens'], ['theme', 'theme'], ['set', 'set'], ['weights-gb', 'weights_gb'],
-  ['mtp-tokens', 'mtp_tokens'],
+  ['mtp-tokens', 'mtp_tokens'], ['min-decode-tps', 'min_decode_tps'], ['max-ttft', 'max_ttft'],
+  ['max-gpus', 'max_gpus'],
 ];
 // Request keys that name a control, for error highlighting.
 export const KEY_TO_CONTROL = {
@@ -33,12 +34,14 @@ export const KEY_TO_CONTROL = {
   output_lengths: 'output-lengths', prompt_tokens: 'prompt-tokens', output_tokens: 'output-tokens',
   set: 'set', weights_bytes: 'weights-gb', weights_index: 'index-file',
   'weights_index.metadata.total_size': 'index-file',
+  concurrency: 'batch', min_decode_tokens_per_s: 'min-decode-tps', max_ttft_s: 'max-ttft',
+  max_gpus: 'max-gpus',
   speculative_config: 'mtp-tokens', 'speculative_config.method': 'mtp-tokens',
   'speculative_config.num_speculative_tokens': 'mtp-tokens',
 };
 
 // Request keys without a control of their own; any other field is a path into the config.json.
-const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|sweep)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|)$/;
+const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|sweep|prices_usd_per_hour)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|kv_dtypes|weight_dtypes|prices_usd_per_hour|)$/;
 
 /** The control an error's field names: a request key's, else the config text's; null for none. */
 export function controlOfField(field) {
@@ -96,7 +99,7 @@ export function readControl(id, field) {
   const raw = el.value;
   const checked = field === 'gpu_bandwidth_tbs' || field === 'gpu_tflops' || field === 'block_size' ||
     field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix' ||
-    field === 'weights_gb'
+    field === 'weights_gb' || field === 'min_decode_tps' || field === 'max_ttft'
     ? checkField(field, raw === '' ? '0' : raw) : checkField(field, raw);
   el.setAttribute('aria-invalid', String(!checked.ok));
   if (!checked.ok) {

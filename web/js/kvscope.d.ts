@@ -155,6 +155,8 @@ export interface SolveOption {
   weight_dtype: string;
   /** The weight choice as the request names it: "auto", a dtype, or a catalogue checkpoint's id. */
   weights_choice: string;
+  /** Another catalogue checkpoint the option serves (its id); null: the model's own. */
+  checkpoint: string | null;
   max_model_len: Tokens;
   /** The engine's share of the card (vLLM gpu_memory_utilization, ...). */
   utilization: number | null;
@@ -202,6 +204,8 @@ export interface SolveReport {
     met: boolean;
     best_gpus: number | null;
     plans_run: number;
+    /** The solve's plan budget ran out before every layout of this GPU was tried (a note says so). */
+    search_cut: boolean;
     /** Layouts with fewer GPUs than the best, and why each falls short. */
     cheaper_failures: SolveOption[];
   }>;
@@ -530,6 +534,8 @@ export interface EngineInfo {
   kv_dtype_choices: string[];
   load_time_weight_dtypes: string[];
   checkpoint_methods: string[];
+  /** A replica is one server over its devices (llama.cpp -sm layer), not TP x PP. */
+  one_server: boolean;
 }
 
 export interface EngineCatalogue {

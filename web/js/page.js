@@ -4,7 +4,7 @@ import { DEFAULTS } from './state.js';
 
 /**
  * @type {{state: any, kv: any, catalog: {models: any[], gpus: any[]}, last: any,
- *   whatIfOpen: boolean, embedAs: string, measuredRecords: any}}
+ *   whatIfOpen: boolean, embedAs: string, measuredRecords: any, engines?: any[]}}
  * last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this" uses.
  */
 export const page = {

@@ -40,7 +40,7 @@ export function engineInfo(id) {
 }
 
 /** The answers a <kv-cache-explorer> widget can show (its `view` attribute). */
-export const WIDGET_VIEWS = ['startup', 'bytes-per-token', 'concurrency', 'context-sweep', 'compare', 'projections'];
+export const WIDGET_VIEWS = ['startup', 'bytes-per-token', 'concurrency', 'context-sweep', 'compare', 'projections', 'solve'];
 
 const int = (min, max) => ({ kind: 'int', min, max });
 const num = (min, max) => ({ kind: 'num', min, max });
@@ -48,6 +48,8 @@ const text = (pattern, max = 200) => ({ kind: 'text', pattern, max });
 const oneOf = (...values) => ({ kind: 'enum', values });
 const ID = /^[A-Za-z0-9._:/-]*$/;
 const DIST = /^[A-Za-z0-9.:=,_-]*$/;
+const PRICES = /^([a-z0-9._-]+:[0-9]+(\.[0-9]+)?(,|$))*$/;  // "h100-sxm-80gb:2.5,l4:0.8"
+const IDS = /^[A-Za-z0-9._-]*(,[A-Za-z0-9._-]+)*$/;
 
 /** Every field of the state, with its check. Unknown or invalid URL fields are reported. */
 export const FIELDS = {
@@ -83,6 +85,13 @@ export const FIELDS = {
   output_lengths: text(DIST, 80),
   prompt_tokens: int(1, 1e9),
   output_tokens: int(1, 1e9),
+  // Which GPUs (the solver): the target is `batch` sequences of `context` tokens.
+  min_decode_tps: num(0, 1e6),      // decode tokens/s each sequence needs at least; 0 = none
+  max_ttft: num(0, 1e5),            // seconds to the first token at most; 0 = none
+  max_gpus: int(1, 4096),
+  solve_gpus: text(IDS, 400),       // GPU ids to consider; empty = every one
+  prices: text(PRICES, 2000),       // $/GPU-hour the user typed, by GPU id
+  solve: int(0, 1),                 // the page shows the solver's answer
   units: oneOf('GiB', 'GB'),
   theme: oneOf('auto', 'light', 'dark'),
   pins: text(null, 1 << 16),        // pinned scenarios: a JSON array of permalink hashes
@@ -100,6 +109,7 @@ export const DEFAULTS = Object.freeze({
   kv_dtype: 'auto', weight_dtype: 'auto',
   context: 131072, batch: 1, shared_prefix: 0, prompt_lengths: '', output_lengths: '',
   prompt_tokens: 5, output_tokens: 64,
+  min_decode_tps: 0, max_ttft: 0, max_gpus: 64, solve_gpus: '', prices: '', solve: 0,
   units: 'GiB', theme: 'auto', pins: '',
 });
 
@@ -206,6 +216,80 @@ export function planRequest(s, set = []) {
     at[name] = KNOBS[key]?.value(s) ?? null;
   }
   return request;
+}
+
+/**
+ * The kvscope.request/1 of `solve`: the plan's model, engine and knobs, the target (`batch`
+ * sequences of `context` tokens) and what the solver may choose; the layout, KV dtype and weights
+ * are its own.
+ * @param {Record<string, any>} s a state
+ * @returns {import('./kvscope').SolveRequest}
+ */
+export function solveRequest(s) {
+  const plan = planRequest(s);
+  /** @type {import('./kvscope').SolveRequest} */
+  const request = {
+    ...modelSource(s),
+    engine: plan.engine,
+    set: plan.set,
+    gpu_memory_bytes: plan.gpu_memory_bytes,
+    gpu_bandwidth_bytes_per_s: plan.gpu_bandwidth_bytes_per_s,
+    gpu_dense_tflops: plan.gpu_dense_tflops,
+    weights_bytes: plan.weights_bytes,
+    weights_index: plan.weights_index,
+    allow_long_context: plan.allow_long_context,
+    speculative_config: plan.speculative_config,
+    context_tokens: s.context,
+    concurrency: s.batch,
+    min_decode_tokens_per_s: s.min_decode_tps > 0 ? s.min_decode_tps : null,
+    max_ttft_s: s.max_ttft > 0 ? s.max_ttft : null,
+    max_gpus: s.max_gpus,
+    gpu: s.solve_gpus ? s.solve_gpus.split(',') : null,
+    prices_usd_per_hour: Object.keys(pricesOf(s.prices)).length ? pricesOf(s.prices) : null,
+  };
+  // The engine's knobs, but not llama.cpp's slots: the solver picks them.
+  for (const key of engineInfo(s.engine)?.knobs ?? []) {
+    if (key === 'llama_cpp.parallel') continue;
+    const [group, name] = key.includes('.') ? key.split('.') : [null, key];
+    if (group) (request[group] ??= {})[name] = plan[group]?.[name] ?? null;
+    else request[name] = plan[name] ?? null;
+  }
+  return request;
+}
+
+/** "id:2.5,id:0.8" -> {id: 2.5, ...} (the prices the user typed). */
+export function pricesOf(text) {
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const item of String(text ?? '').split(',').filter(Boolean)) {
+    const [id, usd] = item.split(':');
+    out[id] = Number(usd);
+  }
+  return out;
+}
+
+/** {id: 2.5, ...} -> "id:2.5,..." */
+export function pricesText(prices) {
+  return Object.entries(prices).filter(([, usd]) => Number.isFinite(usd) && usd >= 0)
+    .map(([id, usd]) => `${id}:${usd}`).join(',');
+}
+
+/**
+ * The state that plans a solver's option: its GPUs and layout, KV dtype and weights (another
+ * catalogue checkpoint when it chose one); one-server engines' replicas are their slots and -c.
+ * @param {Record<string, any>} s @param {import('./kvscope').SolveOption} o
+ * @param {boolean} servers the engine runs one server per replica (llama.cpp: EngineInfo.one_server)
+ */
+export function stateOfOption(s, o, servers) {
+  /** @type {Record<string, any>} */
+  const next = { ...s, gpu: o.gpu, kv_dtype: o.kv_dtype };
+  if (o.checkpoint) Object.assign(next, { model: o.checkpoint, config: '', config_name: '', weight_dtype: 'auto' });
+  else next.weight_dtype = o.weights_choice;
+  if (servers) {
+    const slots = Math.ceil(s.batch / o.dp);
+    return { ...next, tp: 1, pp: 1, gpus: o.pp, parallel: slots, context: slots * o.max_model_len };
+  }
+  return { ...next, tp: o.tp, pp: o.pp, gpus: o.gpus, context: o.max_model_len };
 }
 
 /**

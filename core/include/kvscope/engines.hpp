@@ -34,6 +34,7 @@ struct EngineInfo {
   std::vector<std::string_view> kv_dtype_choices;
   std::vector<std::string_view> load_time_weight_dtypes;
   std::vector<std::string_view> checkpoint_methods;
+  bool one_server = false;  // a replica is one server over its devices (llama.cpp -sm layer), not TP x PP
 };
 
 const std::vector<EngineInfo>& engine_catalog();

@@ -39,6 +39,7 @@ struct SolveOption {
   std::string kv_dtype;      // as plan() resolved it ("bf16", "fp8")
   std::string weight_dtype;  // as served ("bf16", "fp8", "awq-int4", ...)
   std::string weights_choice;  // the request's weight_dtype ("auto", "fp8") or a checkpoint's id
+  std::string checkpoint;      // another catalogue checkpoint it serves (empty: the model's own)
   uint64_t max_model_len = 0;
   double utilization = 0;     // the engine's memory share (vLLM gpu_memory_utilization, ...)
   uint64_t weights_bytes_per_gpu = 0;
@@ -74,7 +75,8 @@ struct SolveGpu {
   bool met = false;
   uint64_t best_gpus = 0;  // the fewest GPUs that meet the target (0 = none within max_gpus)
   std::vector<SolveOption> cheaper_failures;  // nearest misses first
-  uint64_t layouts_tried = 0;                 // plans run for this GPU
+  uint64_t plans_run = 0;                     // plans run for this GPU
+  bool search_cut = false;  // the solve's plan budget ran out before every layout was tried
 };
 
 struct SolveReport {

@@ -1,0 +1,74 @@
+// "Which GPUs": the core's solver for the page's target (batch sequences of context tokens), run
+// when asked and again a moment after each change while the panel shows an answer; its prices
+// editor; and "Open", which turns an option into the page's scenario.
+import { KvscopeError } from './kvscope-client.js';
+import { show, showChanged } from './dom.js';
+import { commas, makeFormat } from './format.js';
+import { engineInfo, engineLabel, pricesOf, pricesText, solveRequest, stateOfOption, toHash } from './state.js';
+import { pricesView, solveView } from './views/solve.js';
+import { copy } from './sharing.js';
+import { $, errorLine, page, update } from './page.js';
+
+let timer = 0;
+
+/** Solves for the current state and shows the answer (or the error naming the input). */
+export function runSolve() {
+  clearTimeout(timer);
+  $('solve-status').hidden = true;
+  if (page.state.solve !== 1) {  // the permalink opens with the answer from now on
+    page.state.solve = 1;
+    history.replaceState(null, '', `#${toHash(page.state)}`);
+  }
+  let report;
+  try {
+    report = page.kv.solve(solveRequest(page.state));
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    showChanged($('solve-panel'), [e.message], () => errorLine(e.message));
+    return;
+  }
+  showChanged($('solve-panel'), [report, page.state.units], () =>
+    solveView(report, makeFormat(page.state.units), { onOpen: openOption, onCopy: copy }));
+  document.body.dataset.solved = String(report.options.length);
+}
+
+/** The target line, and the answer again a moment after a change (it plans hundreds of layouts). */
+export function renderSolver() {
+  const s = page.state;
+  $('solve-target').textContent =
+    `The target: ${commas(s.batch)} sequence${s.batch === 1 ? '' : 's'} (Batch) of ${commas(s.context)} tokens (Context) at once, under ${engineLabel(s.engine)}.`;
+  if (s.solve !== 1) return;
+  clearTimeout(timer);
+  timer = setTimeout(runSolve, 200);
+}
+
+function openOption(o) {
+  page.state = stateOfOption(page.state, o, engineInfo(page.state.engine)?.one_server ?? false);
+  update();
+  $('verdict').scrollIntoView({ block: 'start' });
+  $('verdict').focus({ preventScroll: true });
+}
+
+/** The prices editor, while its details are open. */
+export function renderPrices() {
+  if (!$('prices-details').open) return;
+  const typed = pricesOf(page.state.prices);
+  showChanged($('prices-panel'), [page.state.prices, page.catalog.gpus.length], () =>
+    pricesView(page.catalog.gpus, typed, (id, value) => {
+      const next = pricesOf(page.state.prices);
+      const listed = page.catalog.gpus.find((g) => g.id === id)?.usd_per_gpu_hour ?? null;
+      if (value === '' || Number(value) === listed) delete next[id];
+      else next[id] = Number(value);
+      page.state.prices = pricesText(next);
+      update();
+    }));
+}
+
+/** Listens to the solve button (the status paints before the search blocks) and the prices. */
+export function wireSolver() {
+  $('solve-run').addEventListener('click', () => {
+    $('solve-status').hidden = false;
+    requestAnimationFrame(() => setTimeout(runSolve, 0));
+  });
+  $('prices-details').addEventListener('toggle', renderPrices);
+}
