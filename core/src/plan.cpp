@@ -367,6 +367,16 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   tightest.total_weights_bytes = total_weights.value();
   tightest.total_kv_pool_bytes = total_pool.value();
   tightest.starts = all_start;
+  // A pool no length exhausts (no layer keeps tokens) reaches the search's ceiling, which is not
+  // a figure to show: the report says unbounded instead.
+  if (tightest.max_context >= engines::kMaxSearchTokens) {
+    tightest.max_context = 0;
+    tightest.max_context_unbounded = true;
+    tightest.max_model_len_that_fits =
+        std::min(tightest.max_model_len_that_fits, tightest.max_model_len);
+    tightest.notes.push_back(
+        "no layer keeps per-token KV: the pool limits how many sequences run, not how long one is");
+  }
   check_context_limit(engine, in, tightest);
   tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
   tightest.estimate.kv = r.estimate.kv;

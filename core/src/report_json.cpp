@@ -283,7 +283,7 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
   }
   w.field("kv_bytes_needed_for_max_model_len", p.kv_bytes_needed);
   w.field("max_concurrency", p.max_concurrency);
-  w.field("max_context", p.max_context);
+  w.field_or_null("max_context", !p.max_context_unbounded, p.max_context);
   w.field_or_null("swa_pool_tokens", p.swa_pool_tokens != 0, p.swa_pool_tokens);
   w.field_or_null("max_running_requests", p.max_running_requests != 0, p.max_running_requests);
   const StatePool& states = p.state_pool;

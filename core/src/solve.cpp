@@ -82,6 +82,12 @@ Result<SolveReport> solve(const PlanInput& base, const SolveOptions& options) {
                         " trial plans: " + cut + " not searched in full (name fewer GPUs, or lower "
                         "max_gpus, max_tp or max_pp)");
   }
+  if (std::any_of(out.options.begin(), out.options.end(),
+                  [](const SolveOption& o) { return o.meets_target && o.pp > 1; })) {
+    out.notes.push_back(
+        "pipeline stages decode one batch after another in these estimates (no overlap of "
+        "micro-batches): a PP layout's tokens/s is a lower bound, its capacity exact");
+  }
   std::string unpriced;
   for (const SolveGpu& g : out.gpus) {
     if (g.met && !g.priced) unpriced += (unpriced.empty() ? "" : ", ") + g.gpu_id;

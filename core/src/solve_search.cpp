@@ -501,8 +501,10 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
       if (at_most == 0 && whole / size > card.memory_bytes) {
         t.kv_name = s.kv_choices[k].name;
         t.constraint = "weights";
-        t.reason = "the weights (" + format_gb(whole) + ") over " + std::to_string(size) +
-                   " GPUs are more than " + format_gb(card.memory_bytes) + " each";
+        t.reason = "the weights (" + format_gb(whole) + ") are more than " +
+                   (size == 1 ? "the " + format_gb(card.memory_bytes) + " of one GPU"
+                              : std::to_string(size) + " GPUs of " + format_gb(card.memory_bytes) +
+                                    " hold");
         trials.push_back(t);
         return Result<bool>::success(false);
       }
@@ -626,6 +628,7 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
   });
   for (Trial& t : shorter) {
     if (out.gpu.cheaper_failures.size() >= kMaxCheaperFailures) break;
+
     // One the memory bound spared is planned now, so it fails in the engine's own words.
     if (!t.planned && t.constraint == "kv_pool") {
       Trial planned;
@@ -641,8 +644,14 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
         t = planned;
       }
     }
-    out.gpu.cheaper_failures.push_back(
-        cheaper_failure(s, card, t, out.gpu.met ? bound : o.max_gpus + 1));
+    SolveOption failure = cheaper_failure(s, card, t, out.gpu.met ? bound : o.max_gpus + 1);
+    // TP and PP of one size often fall short alike: one row says it.
+    const bool said = std::any_of(
+        out.gpu.cheaper_failures.begin(), out.gpu.cheaper_failures.end(), [&](const SolveOption& f) {
+          return f.gpus == failure.gpus && f.kv_dtype == failure.kv_dtype &&
+                 f.weights_choice == failure.weights_choice && f.reason == failure.reason;
+        });
+    if (!said) out.gpu.cheaper_failures.push_back(std::move(failure));
   }
   out.gpu.plans_run = plans.plans;
   return RC::success(std::move(out));

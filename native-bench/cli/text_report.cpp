@@ -158,7 +158,10 @@ void print_plan(const PlanReport& p, std::ostream& out) {
       << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
   if (p.max_running_requests != 0)
     out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
-  out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
+  if (p.max_context_unbounded)
+    out << "  max context        unbounded: no layer keeps per-token KV\n";
+  else
+    out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
   if (p.target.present) {
     char fit[32];

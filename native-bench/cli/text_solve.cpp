@@ -46,14 +46,14 @@ void print_solve(const SolveReport& r, std::ostream& out) {
       << "; TP <= " << r.max_tp << ", PP <= " << r.max_pp << ", <= " << r.max_gpus << " GPUs; "
       << with_commas(r.plans_run) << " plans\n\n";
   out << "  " << cell("#", 4) << cell("GPU", 26) << cell("GPUs", 6) << cell("TPxPPxDP", 10)
-      << cell("KV", 12) << cell("weights", 30) << cell("holds", 8) << cell("$/hour", 9)
+      << cell("KV", 12) << cell("weights", 42) << cell("holds", 8) << cell("$/hour", 9)
       << cell("tok/s/user", 12) << "prefill\n";
   for (size_t i = 0; i < r.options.size() && i < kShownOptions; ++i) {
     const SolveOption& o = r.options[i];
     const bool speed = o.speed_available && o.decode_tokens_per_s_per_user > 0;
     out << "  " << cell(std::to_string(i + 1) + (o.meets_target ? "" : "!"), 4)
         << cell(o.gpu_name, 26) << cell(with_commas(o.gpus), 6) << cell(layout(o), 10)
-        << cell(o.kv_dtype, 12) << cell(o.weight_dtype, 30) << cell(fixed(o.max_concurrency, 1), 8)
+        << cell(o.kv_dtype, 12) << cell(o.weight_dtype, 42) << cell(fixed(o.max_concurrency, 1), 8)
         << cell(o.priced ? fixed(o.usd_per_hour, 2) : "-", 9)
         << cell(speed ? fixed(o.decode_tokens_per_s_per_user, 1) : "-", 12)
         << (o.speed_available ? fixed(o.prefill_s, 2) + " s" : "-") << "\n";
@@ -73,13 +73,14 @@ void print_solve(const SolveReport& r, std::ostream& out) {
       out << "\nWhy fewer " << g.gpu_name << " GPUs fall short:\n";
       for (const SolveOption& f : g.cheaper_failures) {
         out << "  " << cell(with_commas(f.gpus) + " (" + layout(f) + ")", 14)
-            << cell(f.kv_dtype + " KV, " + f.weight_dtype, 40) << f.binding_constraint << ": "
+            << cell(f.kv_dtype + " KV, " + f.weight_dtype, 50) << f.binding_constraint << ": "
             << f.reason << "\n";
       }
     }
   }
-  out << "\n$/hour: catalogue list prices where cited (kvscope gpus --json: price_source), or "
-         "--price ID=USD; GPUs are GB (10^9) as the engines count them.\n";
+  out << "\n$/hour: list prices with the date they were read where one is cited (kvscope gpus "
+         "--json: price_source), else --price ID=USD. tok/s and prefill: roofline estimates at the "
+         "full context.\n";
   if (!r.notes.empty()) {
     out << "\nNotes:\n";
     for (const std::string& n : r.notes) out << "  - " << n << "\n";

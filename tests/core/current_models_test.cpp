@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -153,6 +154,18 @@ TEST(CurrentModels, AttentionFreeMamba2WithInfinity) {
   const PlanReport p = test::plan_ok(in);
   EXPECT_TRUE(p.starts);
   EXPECT_EQ(p.num_blocks, p.kv_pool_bytes / (64 * 1342976) * 1);  // states of 64 layers
+  // No length exhausts a pool of states: the report says unbounded, never the search's ceiling
+  // (2^40 tokens once reached the page), under every engine.
+  for (const char* engine : {"vllm", "llama.cpp", "plain"}) {
+    in.engine = engine;
+    const PlanReport q = test::plan_ok(in);
+    EXPECT_TRUE(q.max_context_unbounded) << engine;
+    EXPECT_EQ(q.max_context, 0u) << engine;
+    EXPECT_LE(q.max_model_len_that_fits, q.max_model_len) << engine;
+    const std::string json = plan_to_json(q);
+    EXPECT_NE(json.find("\"max_context\": null"), std::string::npos) << engine;
+    EXPECT_EQ(json.find("1099511627776"), std::string::npos) << engine;
+  }
 }
 
 // Speculative decoding with DeepSeek's MTP layer: one more MLA layer in the pool, its decoder

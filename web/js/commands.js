@@ -27,7 +27,7 @@ export function summaryRows(r) {
     ['kv_pool_bytes', r.kv_pool_bytes, 'bytes per GPU'],
     ['kv_pool_tokens', r.kv_pool_tokens, 'tokens'],
     ['max_concurrency', r.max_concurrency, 'sequences of max_model_len'],
-    ['max_context', r.max_context, 'tokens'],
+    ['max_context', r.max_context ?? 'unbounded', 'tokens'],
     ['starts', r.starts, ''],
     ['max_model_len_that_fits', r.max_model_len_that_fits, 'tokens'],
   ];

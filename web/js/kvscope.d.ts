@@ -380,7 +380,8 @@ export interface PlanReport extends EstimateReport {
   } | null;
   kv_bytes_needed_for_max_model_len: Bytes;
   max_concurrency: number;
-  max_context: Tokens;
+  /** The longest single sequence the pool holds; null: unbounded (no layer keeps tokens). */
+  max_context: Tokens | null;
   swa_pool_tokens: Tokens | null;
   max_running_requests: number | null;
   state_pool: {

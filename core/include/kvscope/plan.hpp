@@ -194,6 +194,7 @@ struct PlanReport {
   uint64_t kv_bytes_needed = 0;         // one max_model_len request, as the engine counts it
   double max_concurrency = 0;         // requests of max_model_len tokens, as the engine computes it
   uint64_t max_context = 0;           // longest single sequence the pool holds
+  bool max_context_unbounded = false;  // no layer keeps tokens: no length exhausts the pool
   uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
   uint64_t swa_pool_tokens = 0;       // SGLang's hybrid SWA pool: tokens of the sliding layers
   StatePool state_pool;               // SGLang hybrids; empty otherwise

@@ -23,7 +23,7 @@ export function compareView(pins, fmt, handlers) {
     ['weights per GPU', (r) => fmt.bytes(r.weights_bytes)],
     ['KV pool per GPU', (r) => fmt.bytes(r.kv_pool_bytes)],
     ['sequences that fit', (r) => `${commas(Math.floor(r.max_concurrency))} (${ratio(r.max_concurrency)})`],
-    ['longest sequence', (r) => commas(r.max_context)],
+    ['longest sequence', (r) => (r.max_context === null ? 'unbounded' : commas(r.max_context))],
     ['starts', (r) => (r.starts ? 'yes' : 'no')],
   ];
   return h('table', { class: 'compare', id: 'compare-table' },
