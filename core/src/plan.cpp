@@ -407,7 +407,7 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     if (!target.ok) return RS::failure(target.error);
     tightest.target = target.value;
   }
-  if (full && (!in.prompt_lengths.empty() || !in.output_lengths.empty())) {
+  if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
     const Result<WorkloadCapacity> workload =
         plan_workload(in, tightest, loads[tightest_rank].gpu_shape);
     if (!workload.ok) return RS::failure(workload.error);

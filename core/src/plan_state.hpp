@@ -29,8 +29,8 @@ struct PlanMemo {
     std::vector<std::pair<std::string, GpuLoad>> loads;  // by weights, SSM dtype, tp, rank, pp
   };
   std::vector<Entry> entries;
-  // Plans that only ask what the pools hold (the solver's trials) skip the roofline, the
-  // workload and the launch command; its chosen layouts are planned in full.
+  // Plans that only ask what the pools hold (the solver's trials) skip the roofline and the
+  // launch command; its chosen layouts are planned in full.
   bool capacity_only = false;
 };
 

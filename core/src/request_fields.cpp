@@ -66,10 +66,10 @@ const std::vector<Field> kFields = {
     {"output_tokens", "--output-tokens", Kind::kCount, kEstimate,
      +[](R& r) -> uint64_t& { return r.input.model.output_tokens; }, "G",
      "generated tokens (with prompt_tokens)"},
-    {"prompt_lengths", "--prompt-lengths", Kind::kText, kPlanning,
+    {"prompt_lengths", "--prompt-lengths", Kind::kText, kPlanningSolve,
      +[](R& r) -> std::string& { return r.input.prompt_lengths; }, "DIST",
      "prompt length distribution: 4096, uniform:512-8192, lognormal:mean=2000,p99=16000"},
-    {"output_lengths", "--output-lengths", Kind::kText, kPlanning,
+    {"output_lengths", "--output-lengths", Kind::kText, kPlanningSolve,
      +[](R& r) -> std::string& { return r.input.output_lengths; }, "DIST",
      "output length distribution (with prompt_lengths)"},
     // The card and its layout.

@@ -46,6 +46,8 @@ Result<SolveReport> solve(const PlanInput& base, const SolveOptions& options) {
   out.concurrency = options.concurrency;
   out.context_tokens = s.context_tokens;
   out.prompt_tokens = s.prompt_tokens;
+  out.prompt_lengths = base.prompt_lengths;
+  out.output_lengths = base.output_lengths;
   out.min_decode_tokens_per_s = options.min_decode_tokens_per_s;
   out.max_ttft_s = options.max_ttft_s;
   for (const KvChoice& k : s.kv_choices) out.kv_dtypes.push_back(k.choice);

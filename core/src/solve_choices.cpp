@@ -210,11 +210,14 @@ Result<Search> prepare_search(const PlanInput& base, const SolveOptions& o, Plan
     const bool seen = std::any_of(s.kv_choices.begin(), s.kv_choices.end(),
                                   [&](const KvChoice& k) { return k.name == dtype.name; });
     if (seen) continue;
-    // Every layout of every engine stores at least this per sequence (the model as planned).
+    // Every layout of every engine stores at least this per sequence (the model as planned); with
+    // length distributions requests are shorter, and only the weights bound the search.
     const Result<KvEstimate> one = estimate_kv(r.estimate.shape, dtype, r.estimate.state_dtype,
                                                KvWorkload{s.context_tokens, 1, 0, 0});
     if (!one.ok) return R::failure(one.error);
-    s.kv_choices.push_back(KvChoice{choice, dtype.name, one.value.kv_bytes_per_sequence});
+    const bool lengths = !base.prompt_lengths.empty() || !base.output_lengths.empty();
+    s.kv_choices.push_back(
+        KvChoice{choice, dtype.name, lengths ? 0 : one.value.kv_bytes_per_sequence});
   }
 
   // Weights: the checkpoint as stored, what the engine quantizes a 16-bit one to as it loads, the

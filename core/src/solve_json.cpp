@@ -57,6 +57,8 @@ std::string solve_to_json(const SolveReport& r) {
   w.field("concurrency", r.concurrency);
   w.field("context_tokens", r.context_tokens);
   w.field("prompt_tokens", r.prompt_tokens);
+  w.field_or_null("prompt_lengths", !r.prompt_lengths.empty(), r.prompt_lengths);
+  w.field_or_null("output_lengths", !r.output_lengths.empty(), r.output_lengths);
   w.field_or_null("min_decode_tokens_per_s", r.min_decode_tokens_per_s > 0,
                   r.min_decode_tokens_per_s);
   w.field_or_null("max_ttft_s", r.max_ttft_s > 0, r.max_ttft_s);

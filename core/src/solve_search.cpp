@@ -222,7 +222,10 @@ Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Plan
     refused(s, r, t);
     return p;
   }
-  t.fit = r.target.sequences_that_fit;
+  // With length distributions a replica holds the requests its pool sustains at p99, else the
+  // sequences of the full context.
+  t.fit = r.has_workload ? static_cast<double>(r.workload.p99_concurrency)
+                         : r.target.sequences_that_fit;
   t.capacity = static_cast<uint64_t>(std::floor(t.fit));
   if (r.max_running_requests != 0 && r.max_running_requests < t.capacity) {
     t.capacity = r.max_running_requests;
@@ -386,7 +389,8 @@ Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t,
                             std::to_string(slots) +
                             " slots each, behind a load balancer (llama-server has no replicas)");
   }
-  if (!s.engine->one_server_devices) o.meets_target = o.meets_target && r.target.met;
+  if (!s.engine->one_server_devices && !r.has_workload)
+    o.meets_target = o.meets_target && r.target.met;
   if (!o.meets_target) {
     o.binding_constraint = t.constraint.empty() ? "kv_pool" : t.constraint;
     o.reason = t.reason;

@@ -37,6 +37,9 @@ void print_solve(const SolveReport& r, std::ostream& out) {
   out << "kvscope solve: " << r.model_name << " under " << r.engine_label << ", "
       << with_commas(r.concurrency) << (r.concurrency == 1 ? " sequence" : " sequences") << " of "
       << with_commas(r.context_tokens) << " tokens at once";
+  if (!r.prompt_lengths.empty())
+    out << " (requests of " << r.prompt_lengths << " prompt and " << r.output_lengths
+        << " output tokens, at most that long, held at p99)";
   if (r.min_decode_tokens_per_s > 0)
     out << ", each decoding at least " << fixed(r.min_decode_tokens_per_s, 1) << " tokens/s";
   if (r.max_ttft_s > 0)

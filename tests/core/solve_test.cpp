@@ -202,6 +202,32 @@ TEST(Solve, ADecodeFloorAddsReplicasOrIsTheBindingConstraint) {
   EXPECT_EQ(slow_prefill.options.front().binding_constraint, "ttft");
 }
 
+// Requests of a length distribution (at most the context) are shorter than the context: the same
+// concurrency needs fewer GPUs, and the option's plan sustains it at p99.
+TEST(Solve, LengthDistributionsCountRequestsAtTheirLengths) {
+  SolveOptions o = target(64, {"h100-sxm-80gb"});
+  const SolveReport full = solved(model("qwen3-32b", "vllm", 32768), o);
+  PlanInput lengths = model("qwen3-32b", "vllm", 32768);
+  lengths.prompt_lengths = "uniform:512-8192";
+  lengths.output_lengths = "lognormal:mean=500,p99=4000";
+  const SolveReport r = solved(lengths, o);
+  ASSERT_TRUE(full.met && r.met);
+  EXPECT_LT(r.options.front().gpus, full.options.front().gpus);
+  EXPECT_EQ(r.prompt_lengths, "uniform:512-8192");
+  const SolveOption& best = r.options.front();
+  PlanInput in = lengths;
+  in.gpu_id = best.gpu_id;
+  in.tensor_parallel = best.tp;
+  in.pipeline_parallel = best.pp;
+  in.gpus = best.gpus;
+  in.model.kv_dtype = best.kv_dtype;
+  in.weight_dtype = best.weights_choice;
+  in.max_model_len = 32768;
+  const PlanReport p = test::plan_ok(in);
+  ASSERT_TRUE(p.has_workload);
+  EXPECT_GE(p.workload.p99_concurrency * best.dp, 64u);
+}
+
 // vLLM refuses a max_model_len past the derived one (Qwen3-32B: 40,960) until told otherwise.
 TEST(Solve, AContextPastTheModelsLimitIsTheBindingConstraint) {
   const SolveOptions o = target(1, {"h200-sxm-141gb"});

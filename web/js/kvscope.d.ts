@@ -122,7 +122,7 @@ export interface SweepRequest extends PlanRequest {
  */
 export interface SolveRequest extends Omit<PlanRequest, 'gpu' | 'kv_dtype' | 'weight_dtype' | 'batch' |
   'gpus' | 'tensor_parallel' | 'pipeline_parallel' | 'max_model_len' | 'require_concurrency' |
-  'kv_memory_bytes' | 'prompt_lengths' | 'output_lengths' | 'shared_prefix_tokens' | 'output_tokens'> {
+  'kv_memory_bytes' | 'shared_prefix_tokens' | 'output_tokens'> {
   /** The target: this many sequences of context_tokens at once, over every replica. */
   concurrency: number;
   /** GPU types to consider (catalogue ids); default every one, and a card of gpu_memory_bytes as "custom". */
@@ -189,6 +189,7 @@ export interface SolveReport {
   engine: string;
   engine_label: string;
   target: { concurrency: number; context_tokens: Tokens; prompt_tokens: Tokens;
+    prompt_lengths: string | null; output_lengths: string | null;
     min_decode_tokens_per_s: number | null; max_ttft_s: number | null };
   search: { kv_dtypes: string[]; weight_dtypes: string[]; max_tp: number; max_pp: number;
     max_gpus: number; plans_run: number; ranking: string };

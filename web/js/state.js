@@ -241,6 +241,8 @@ export function solveRequest(s) {
     speculative_config: plan.speculative_config,
     context_tokens: s.context,
     concurrency: s.batch,
+    prompt_lengths: plan.prompt_lengths,
+    output_lengths: plan.output_lengths,
     min_decode_tokens_per_s: s.min_decode_tps > 0 ? s.min_decode_tps : null,
     max_ttft_s: s.max_ttft > 0 ? s.max_ttft : null,
     max_gpus: s.max_gpus,

@@ -87,6 +87,8 @@ struct SolveReport {
   uint64_t concurrency = 0;
   uint64_t context_tokens = 0;
   uint64_t prompt_tokens = 0;
+  std::string prompt_lengths;  // with output_lengths: the target counts requests of these lengths
+  std::string output_lengths;  // (sustained at p99) instead of sequences of context_tokens
   double min_decode_tokens_per_s = 0;
   double max_ttft_s = 0;
   std::vector<std::string> kv_dtypes;      // the choices searched
