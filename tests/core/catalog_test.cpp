@@ -79,7 +79,7 @@ TEST(Catalog, CurrentCheckpointsWithTheirStoredWeights) {
   for (const char* id :
        {"glm-4.5", "glm-5.1", "qwen3.5-4b", "qwen3.5-397b-a17b", "gemma-4-31b", "gemma-4-e4b-w4a16",
         "nemotron-3-nano-30b-a3b", "phi-4-mini", "mistral-small-3.1-24b", "mimo-v2.5",
-        "kimi-linear-48b-a3b", "qwen3-235b-a22b-2507", "glm-4.7-flash", "qwen3-coder-480b-a35b",
+        "kimi-linear-48b-a3b", "qwen3-235b-a22b-2507", "glm-4.7-flash", "glm-4.7", "qwen3-coder-480b-a35b",
         "olmo-3.1-32b", "exaone-4.0-32b"}) {
     EXPECT_TRUE(find_model(id).ok) << id;
   }

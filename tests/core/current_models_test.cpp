@@ -3,6 +3,7 @@
 // V head sizes, linear-attention hybrids with fp32 SSM state, attention-free Mamba.
 #include <gtest/gtest.h>
 
+#include "kvscope/context_limit.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 #include "kvscope/report_json.hpp"
 #include "test_support.hpp"
@@ -141,6 +142,22 @@ TEST(CurrentModels, VllmSsmDtypePerModel) {
   nemotron.gpu_id = "h200-sxm-141gb";
   nemotron.max_model_len = 32768;
   EXPECT_EQ(test::plan_ok(nemotron).estimate.shape.ssm_state_dtype, "fp32");
+}
+
+// GLM-4.7 (the blob view of its config.json): GLM-4.5's shape at 202,752 positions, which vLLM
+// derives as its max_model_len; 92 layers x 8 KV heads x 128 x K and V in bf16 per token.
+TEST(CurrentModels, Glm47KeepsGlm45sShapeAtLongerContext) {
+  const ModelShape s = real_config("zai-org__glm-4.7.hf-blob-view.json");
+  EXPECT_EQ(s.model_type, "glm4_moe");
+  EXPECT_EQ(s.max_position_embeddings, 202752u);
+  EXPECT_EQ(vllm_context_limit(s).tokens, 202752u);
+  const Result<KvEstimate> kv = estimate_kv(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"),
+                                            KvWorkload{4096, 1, 0, 0});
+  ASSERT_TRUE(kv.ok);
+  EXPECT_EQ(kv.value.kv_bytes_per_token, 2u * 92 * 8 * 128 * 2);
+  const ModelShape catalogue = test::catalog_shape("glm-4.7");
+  EXPECT_EQ(catalogue.layers.size(), s.layers.size());
+  EXPECT_EQ(catalogue.max_position_embeddings, s.max_position_embeddings);
 }
 
 // A Mamba-2 config as transformers writes it, with Python's bare Infinity: attention-free, 64
