@@ -152,4 +152,56 @@ Result<GpuEntry> find_gpu(std::string_view id) {
   return find_entry(gpu_catalog(), id, "gpu", "kvscope gpus");
 }
 
+namespace {
+
+// A model name reduced to what identifies it: letters, digits and points of its last path part,
+// without the words that name a release's packaging rather than its weights.
+std::string identity_of(std::string_view name) {
+  std::string s = lowercase(name.substr(std::min(name.size(), name.find_last_of('/') + 1)));
+  if (s.size() > 5 && s.compare(s.size() - 5, 5, ".gguf") == 0) s.resize(s.size() - 5);
+  std::string out, word;
+  const auto flush = [&] {
+    static const std::vector<std::string> packaging = {"meta", "instruct", "chat", "it",  "hf",
+                                                        "base", "gguf",     "f16",  "bf16", "fp16"};
+    const auto digit = [&](size_t i) {
+      return i < word.size() && std::isdigit(static_cast<unsigned char>(word[i])) != 0;
+    };
+    const bool quant_tag = (word[0] == 'q' && digit(1)) || (word.rfind("iq", 0) == 0 && digit(2));
+    if (!quant_tag && std::find(packaging.begin(), packaging.end(), word) == packaging.end())
+      out += word;
+    word.clear();
+  };
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_') {
+      word += c;  // q4_k_m is one word
+    } else if (!word.empty()) {
+      flush();
+    }
+  }
+  if (!word.empty()) flush();
+  return out;
+}
+
+}  // namespace
+
+Result<ModelEntry> identify_model(std::string_view printed) {
+  Result<ModelEntry> exact = find_model(printed);
+  if (exact.ok || printed.empty()) return exact;
+  const std::string wanted = identity_of(printed);
+  std::vector<const ModelEntry*> found;
+  for (const ModelEntry& e : model_catalog()) {
+    for (const std::string& spelling : spellings(e)) {
+      if (!wanted.empty() && identity_of(spelling) == wanted) {
+        found.push_back(&e);
+        break;
+      }
+    }
+  }
+  if (found.size() == 1) return Result<ModelEntry>::success(*found.front());
+  std::string detail = found.empty() ? "no catalogue entry is " + quote_user_text(printed)
+                                     : quote_user_text(printed) + " could be ";
+  for (size_t i = 0; i < found.size() && i < 3; ++i) detail += (i == 0 ? "" : ", ") + found[i]->id;
+  return Result<ModelEntry>::failure(make_error(kUnknownId, "model", detail));
+}
+
 }  // namespace kvscope

@@ -130,5 +130,18 @@ TEST(Catalog, LookupIsCaseInsensitiveAndUnknownIdsSuggest) {
   EXPECT_EQ(gpu.error.message.find('<'), std::string::npos);
 }
 
+TEST(Catalog, IdentifiesAModelFromTheNameALogPrints) {
+  EXPECT_EQ(identify_model("/models/Meta-Llama-3.1-8B-Instruct").value.id, "llama-3.1-8b");
+  EXPECT_EQ(identify_model("Meta Llama 3 8B Instruct").value.id, "llama-3-8b");
+  EXPECT_EQ(identify_model("Meta-Llama-3-8B-Instruct-Q4_K_M.gguf").value.id, "llama-3-8b");
+  EXPECT_EQ(identify_model("/data/models/Qwen3-Next-80B-A3B-Instruct").value.id,
+            "qwen3-next-80b-a3b");
+  // A quantized release with an entry of its own is not folded into its base.
+  EXPECT_EQ(identify_model("Qwen/Qwen3-8B-FP8").value.id, "qwen3-8b-fp8");
+  const auto unknown = identify_model("Qwen/Qwen2.5-1.5B-Instruct");
+  ASSERT_FALSE(unknown.ok);
+  EXPECT_EQ(unknown.error.field, "model");
+}
+
 }  // namespace
 }  // namespace kvscope

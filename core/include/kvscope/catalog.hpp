@@ -50,4 +50,10 @@ const std::vector<GpuEntry>& gpu_catalog();
 Result<ModelEntry> find_model(std::string_view id);
 Result<GpuEntry> find_gpu(std::string_view id);
 
+// The model a log or a file name stands for: find_model, else the one entry whose spelling
+// matches once paths, organisations, ".gguf", GGUF quant tags and the words Meta, Instruct,
+// Chat, it, hf and Base are dropped ("/models/Meta-Llama-3.1-8B-Instruct" -> llama-3.1-8b,
+// "Meta Llama 3 8B Instruct" -> llama-3-8b). A name that matches none, or several, is an error.
+Result<ModelEntry> identify_model(std::string_view printed);
+
 }  // namespace kvscope
