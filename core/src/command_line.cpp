@@ -31,6 +31,9 @@ const char* const kCommandHelp[][2] = {
     {"solve",
      "a target (--concurrency N at --context C) to the cheapest GPUs and layout per GPU type, "
      "with launch commands; exit 1 when none meets it"},
+    {"explain",
+     "a start-up log (FILE, or - for standard input): each figure it printed, reproduced and "
+     "matched, and the plan it describes"},
     {"models", "the model catalogue (ids for --model)"},
     {"gpus", "the GPU catalogue (ids for --gpu)"},
     {"dtypes", "KV-cache and weight dtypes with their exact storage cost"},
@@ -290,7 +293,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     return R::failure(
         make_error(kInvalidValue, "command",
                    "unknown command " + quote_user_text(args[0]) +
-                       " (expected estimate, plan, sweep, solve, models, gpus, dtypes or engines)"));
+                       " (expected estimate, plan, sweep, solve, explain, models, gpus, dtypes or engines)"));
   }
   ordered_json request{{"command", args[0]}};
   std::string request_file;
@@ -303,6 +306,19 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     }
     if (flag == "--help" || flag == "-h") {
       line.help = true;
+      continue;
+    }
+    // explain's log: its first word that is not a flag ("-" for standard input).
+    if (command == Command::kExplain && (flag == "-" || flag.rfind("-", 0) != 0)) {
+      text = flag;
+      flag = "--log";
+      const Field* log = field_of_flag(flag, command);
+      if (std::find(given.begin(), given.end(), flag) != given.end())
+        return R::failure(usage_error(flag, "one log at a time"));
+      given.push_back(flag);
+      Result<ordered_json> value = flag_value(*log, text, read_file);
+      if (!value.ok) return R::failure(value.error);
+      slot(request, log->key) = std::move(value.value);
       continue;
     }
     const size_t eq = flag.find('=');
@@ -368,6 +384,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
 std::string command_line_usage() {
   std::string text =
       "usage: kvscope <command> [options] [--json]\n"
+      "       kvscope explain (FILE | -) [--model ID | --config FILE] [--gpu ID] [--json]\n"
       "       kvscope <command> --request FILE [--json]   (a kvscope.request/1 file)\n"
       "\ncommands:\n";
   for (const auto& [name, help] : kCommandHelp) {
@@ -375,7 +392,8 @@ std::string command_line_usage() {
     line.resize(12, ' ');
     text += line + help + "\n";
   }
-  text += "\noptions (E estimate, P plan, S sweep, V solve read them; the request key in brackets):\n";
+  text += "\noptions (E estimate, P plan, S sweep, V solve, X explain read them; the request key in "
+          "brackets):\n";
   for (const Field& f : fields()) {
     if (f.flag.empty()) continue;
     std::string line =
@@ -383,7 +401,7 @@ std::string command_line_usage() {
     line.resize(std::max<size_t>(line.size() + 1, 32), ' ');
     for (const auto& [c, letter] :
          {std::pair{Command::kEstimate, 'E'}, {Command::kPlan, 'P'}, {Command::kSweep, 'S'},
-          {Command::kSolve, 'V'}})
+          {Command::kSolve, 'V'}, {Command::kExplain, 'X'}})
       line += reads(f.commands, c) ? letter : '-';
     text += line + "  " + std::string(f.help) + " [" + std::string(f.key) + "]\n";
   }

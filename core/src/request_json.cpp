@@ -19,8 +19,8 @@ using namespace request_fields;
 constexpr size_t kMaxTextBytes = 64u << 10;
 constexpr size_t kMaxFileBytes = 16u << 20;
 
-const char* const kCommandNames[] = {"estimate", "plan",   "sweep",   "models",
-                                     "gpus",     "dtypes", "engines", "solve"};
+const char* const kCommandNames[] = {"estimate", "plan",    "sweep", "models", "gpus",
+                                     "dtypes",   "engines", "solve", "explain"};
 
 Error bad(const Field& f, const std::string& detail) {
   return make_error(kInvalidValue, std::string(f.key), detail);
@@ -213,6 +213,12 @@ std::optional<Error> read_object(const ordered_json& object, const std::string& 
 // What no single key can check: one model source; estimate's projection pair.
 std::optional<Error> check_request(const Request& r) {
   const EstimateInput& m = r.input.model;
+  if (r.command == Command::kExplain) {  // the log may name the model itself
+    if (r.log_text.empty()) return make_error(kMissingField, "log", "required: the start-up log");
+    if (!m.model_id.empty() && !m.config_json.empty())
+      return make_error(kInvalidValue, "model", "give at most one of model (an id) or config");
+    return std::nullopt;
+  }
   if (m.model_id.empty() == m.config_json.empty())
     return make_error(kInvalidValue, "model",
                       "give exactly one of model (an id) or config (a file)");
@@ -347,6 +353,9 @@ Answer answer(const Request& r) {
       return Answer{0, dtype_catalog_to_json(), {}};
     case Command::kEngines:
       return Answer{0, engine_catalog_to_json(), {}};
+    case Command::kExplain:
+      return report(explain(r.log_text, r.input),
+                    [](const ExplainReport& e) { return explain_to_json(e); });
     case Command::kSolve: {
       const Result<SolveReport> s = solve(r.input, r.solve);
       Answer a = report(s, [](const SolveReport& q) { return solve_to_json(q); });

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "kvscope/report_json.hpp"
@@ -39,6 +40,8 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
     }
     case Command::kSweep:
       return print_text(sweep(r.input, r.sweep), r, print_sweeps, out, err);
+    case Command::kExplain:
+      return print_text(explain(r.log_text, r.input), r, print_explain, out, err);
     case Command::kSolve: {
       const Result<SolveReport> s = solve(r.input, r.solve);
       const int status = print_text(s, r, print_solve, out, err);
@@ -57,6 +60,12 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 bool read_file_from_disk(const std::string& path, std::string& content, std::string& error) {
+  if (path == "-") {  // explain's log from a pipe; more than 16 MiB is refused by the caller
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    content = buffer.str();
+    return true;
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     error = "is a directory";

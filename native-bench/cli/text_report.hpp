@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kvscope/estimate.hpp"
+#include "kvscope/explain.hpp"
 #include "kvscope/plan.hpp"
 #include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
@@ -15,7 +16,8 @@ namespace kvscope::cli {
 void print_report(const EstimateReport& r, std::ostream& out);
 void print_plan(const PlanReport& p, std::ostream& out);
 void print_sweeps(const Sweeps& s, std::ostream& out);
-void print_solve(const SolveReport& r, std::ostream& out);  // text_solve.cpp
+void print_solve(const SolveReport& r, std::ostream& out);      // text_solve.cpp
+void print_explain(const ExplainReport& r, std::ostream& out);  // text_explain.cpp
 // `kvscope models`, `gpus` or `dtypes` as a table.
 void print_catalogue(const std::string& which, std::ostream& out);
 

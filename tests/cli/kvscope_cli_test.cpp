@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -24,6 +25,13 @@ const std::map<std::string, std::string>& files() {
                         "torch_dtype": "bfloat16"})"},
       {"broken.json", R"({"num_hidden_layers": 32,)"},
       {"empty.json", ""},
+      // tests/data/logs/vllm-v0-llama31-8b-rtx3090-20k.log without its annotation (vLLM #10517).
+      {"vllm-20k.log", R"(Loading model weights took 14.9888 GB
+Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90
+GPU blocks: 1952, # CPU blocks: 2048
+Maximum concurrency for 20000 tokens per request: 1.56x
+)"},
+      {"binary.log", std::string("GPU blocks: 1\0\x7f", 15)},
       {"zero_heads.json",
        R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 0})"},
   };
@@ -384,6 +392,48 @@ TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(kvscope({"estimate", "--help"}).status, 0);
   EXPECT_NE(kvscope({"--version"}).out.find("kvscope 0.1.0"), std::string::npos);
   EXPECT_EQ(kvscope({}).status, 2);
+}
+
+TEST(Cli, ExplainJsonHasTheContractKeys) {
+  const CliRun r = kvscope({"explain", "vllm-20k.log", "--model", "llama-3.1-8b", "--max-model-len",
+                            "20000", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = json_of(r);
+  EXPECT_EQ(j["schema"], "kvscope.explain/1");
+  EXPECT_EQ(j["engine"], "vllm");
+  EXPECT_EQ(j["model"]["id"], "llama-3.1-8b");
+  EXPECT_TRUE(j["arguments"].is_object());
+  bool concurrency = false;
+  for (const auto& f : j["figures"]) {
+    for (const char* key : {"line", "name", "printed", "kvscope", "unit", "match"}) EXPECT_TRUE(f.contains(key));
+    if (f["printed"] == "1.56") {
+      concurrency = true;
+      EXPECT_EQ(f["line"], 4);
+      EXPECT_EQ(f["kvscope"], "1.56");
+      EXPECT_EQ(f["match"], "exact");
+    }
+  }
+  EXPECT_TRUE(concurrency) << r.out;
+}
+
+TEST(Cli, ExplainTextShowsEachFigureBesideKvscopes) {
+  const CliRun r = kvscope({"explain", "vllm-20k.log", "--model", "llama-3.1-8b", "--max-model-len", "20000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("printed 1952 blocks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Calibrated from the log: kvscope plan --model llama-3.1-8b"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ExplainErrorsNameTheFieldInOneLine) {
+  const CliRun no_model = kvscope({"explain", "vllm-20k.log"});
+  EXPECT_EQ(no_model.status, 2);
+  EXPECT_NE(no_model.err.find("--model"), std::string::npos) << no_model.err;
+  const CliRun binary = kvscope({"explain", "binary.log", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(binary.status, 2);
+  EXPECT_NE(binary.err.find("log"), std::string::npos) << binary.err;
+  const CliRun missing = kvscope({"explain", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(missing.status, 2);
+  for (const CliRun* r : {&no_model, &binary, &missing})
+    EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
 }  // namespace

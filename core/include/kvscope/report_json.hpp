@@ -6,6 +6,7 @@
 #include "kvscope/catalog.hpp"
 #include "kvscope/error.hpp"
 #include "kvscope/estimate.hpp"
+#include "kvscope/explain.hpp"
 #include "kvscope/plan.hpp"
 #include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
@@ -21,6 +22,8 @@ std::string plan_to_json(const PlanReport& report);
 std::string sweeps_to_json(const Sweeps& sweeps);  // on one line
 // {"schema": "kvscope.solve/1", "target", "options" best first, "gpus" with cheaper_failures}
 std::string solve_to_json(const SolveReport& report);
+// {"schema": "kvscope.explain/1", "engine", "model", "arguments", "figures", "plan_request", ...}
+std::string explain_to_json(const ExplainReport& report);
 // {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();

@@ -10,12 +10,13 @@
 
 #include "kvscope/error.hpp"
 #include "kvscope/plan.hpp"
+#include "kvscope/explain.hpp"
 #include "kvscope/solve.hpp"
 #include "kvscope/sweeps.hpp"
 
 namespace kvscope {
 
-enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines, kSolve };
+enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines, kSolve, kExplain };
 
 std::string_view command_name(Command command);
 // "estimate", "plan", ...; false when `name` is none of them.
@@ -26,6 +27,8 @@ struct Request {
   PlanInput input;  // estimate reads input.model only
   SweepRange sweep;
   SolveOptions solve;  // solve: the target and what it may choose (input is its base plan)
+  std::string log_name;  // explain: the start-up log (a file's name, or "-")
+  std::string log_text;
 };
 
 inline constexpr const char* kRequestSchema = "kvscope.request/1";

@@ -1,0 +1,432 @@
+// Start-up logs read as the engines print them (their format strings, cited per engine below):
+// markers found with plain string search, numbers read after them; one pass, bounded.
+#include "kvscope/log_reading.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace kvscope {
+namespace {
+
+constexpr size_t kMaxLogBytes = 16u << 20;
+constexpr size_t kMaxLineBytes = 64u << 10;
+
+// The line without terminal colour codes (ESC [ ... letter) and carriage returns.
+std::string clean(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      i += 2;
+      while (i < line.size() && !(line[i] >= '@' && line[i] <= '~')) ++i;
+      continue;
+    }
+    if (c == '\r') continue;
+    out += c;
+  }
+  return out;
+}
+
+// The number printed after `marker` (spaces, then digits with commas and one point), or false.
+bool number_after(std::string_view line, std::string_view marker, std::string& text,
+                  double& value, size_t from = 0) {
+  const size_t at = line.find(marker, from);
+  if (at == std::string_view::npos) return false;
+  size_t i = at + marker.size();
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  const size_t start = i;
+  if (i < line.size() && line[i] == '-') ++i;  // vLLM prints a negative KV budget when it has none
+  while (i < line.size() && ((line[i] >= '0' && line[i] <= '9') || line[i] == ',' || line[i] == '.'))
+    ++i;
+  text.assign(line.substr(start, i - start));
+  while (!text.empty() && (text.back() == '.' || text.back() == ',')) text.pop_back();
+  if (text.empty() || text.size() > 30) return false;
+  std::string digits;
+  for (char c : text)
+    if (c != ',') digits += c;
+  char* end = nullptr;
+  value = std::strtod(digits.c_str(), &end);
+  return end != nullptr && *end == '\0';
+}
+
+// A word after `marker` (up to a space, comma, quote or bracket).
+std::string word_after(std::string_view line, std::string_view marker) {
+  const size_t at = line.find(marker);
+  if (at == std::string_view::npos) return {};
+  size_t i = at + marker.size();
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\'' || line[i] == '"')) ++i;
+  const size_t start = i;
+  while (i < line.size() && line[i] != ' ' && line[i] != ',' && line[i] != '\'' &&
+         line[i] != '"' && line[i] != ')' && line[i] != ']' && line[i] != '}')
+    ++i;
+  return std::string(line.substr(start, std::min<size_t>(i - start, 200)));
+}
+
+// key=value (or 'key': value) pairs of a Python repr after `marker`, split at depth-0 commas.
+std::vector<std::pair<std::string, std::string>> pairs_after(std::string_view line,
+                                                            std::string_view marker) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t at = line.find(marker);
+  if (at == std::string_view::npos) return out;
+  std::string_view rest = line.substr(at + marker.size());
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  const auto take = [&](std::string_view item) {
+    size_t eq = item.find('=');
+    const size_t colon = item.find(':');
+    if (colon != std::string_view::npos && (eq == std::string_view::npos || colon < eq)) eq = colon;
+    if (eq == std::string_view::npos) return;
+    auto trim = [](std::string_view s) {
+      while (!s.empty() && (s.front() == ' ' || s.front() == '\'' || s.front() == '"' ||
+                            s.front() == '{' || s.front() == '('))
+        s.remove_prefix(1);
+      while (!s.empty() && (s.back() == ' ' || s.back() == '\'' || s.back() == '"' ||
+                            s.back() == '}' || s.back() == ')'))
+        s.remove_suffix(1);
+      return std::string(s.substr(0, 300));
+    };
+    const std::string key = trim(item.substr(0, eq));
+    if (!key.empty() && key.size() < 80) out.emplace_back(key, trim(item.substr(eq + 1)));
+  };
+  for (size_t i = 0; i < rest.size() && out.size() < 400; ++i) {
+    const char c = rest[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth < 0) {
+      take(rest.substr(start, i - start));
+      return out;
+    }
+    if (c == ',' && depth == 0) {
+      take(rest.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  take(rest.substr(start));
+  return out;
+}
+
+// kvscope's own annotation of a committed log (tests/data/logs: "# source: ...", "# explain: ..."):
+// not the engine's output, so never read as a figure.
+bool annotation(std::string_view line) {
+  for (const char* key : {"# source:", "# engine:", "# device:", "# model:", "# launch:",
+                          "# check:", "# note:", "# explain:", "# explain-note:"})
+    if (line.rfind(key, 0) == 0) return true;
+  return false;
+}
+
+class Reader {
+ public:
+  LogReading out;
+
+  void figure(std::string key, const std::string& text, double value, size_t line,
+              std::string detail = {}) {
+    out.figures.push_back(PrintedFigure{std::move(key), text, value, std::move(detail), line});
+  }
+  bool read(std::string key, std::string_view line, std::string_view marker, size_t n,
+            std::string detail = {}) {
+    std::string text;
+    double value = 0;
+    if (!number_after(line, marker, text, value)) return false;
+    figure(std::move(key), text, value, n, std::move(detail));
+    return true;
+  }
+  void argument(const std::string& key, const std::string& value) {
+    if (value.empty() || out.argument(key) != nullptr) return;
+    out.arguments.emplace_back(key, value);
+  }
+  void engine(const char* id) {
+    if (out.engine.empty()) {
+      out.engine = id;
+    } else if (out.engine != id &&
+               std::find(out.other_engines.begin(), out.other_engines.end(), id) == out.other_engines.end()) {
+      out.other_engines.push_back(id);
+    }
+  }
+
+  // vLLM: vllm/engine/llm_engine.py and vllm/v1/engine/core.py (the config line),
+  // vllm/v1/core/kv_cache_utils.py _report_kv_cache_config, vllm/v1/worker/gpu_worker.py
+  // (available memory), vllm/worker/worker.py (V0 profiling summary), vllm/executor (# GPU blocks).
+  void vllm(std::string_view line, size_t n) {
+    if (const size_t at = line.find("LLM engine (v"); at != std::string_view::npos) {
+      engine("vllm");
+      const size_t end = line.find(')', at);
+      if (end != std::string_view::npos && out.version.empty())
+        out.version = std::string(line.substr(at + 13, std::min<size_t>(end - at - 13, 40)));
+      for (const auto& [k, v] : pairs_after(line, "with config:")) argument(k, v);
+      if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
+        out.model = *m;
+    }
+    if (line.find("vLLM API server version") != std::string_view::npos) {
+      engine("vllm");
+      if (out.version.empty()) out.version = word_after(line, "vLLM API server version");
+    }
+    if (line.find("non-default args:") != std::string_view::npos) {
+      engine("vllm");
+      for (const auto& [k, v] : pairs_after(line, "non-default args:")) argument(k, v);
+      if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
+        out.model = *m;
+    }
+    // "marker figure" pairs; V0 printed "Loading model weights took X GB" with X in GiB
+    // (model_memory_usage / 2**30); 0.6.5 printed its profile as a table, one figure a line
+    // ("total_gpu_memory     79.22GiB").
+    static constexpr std::pair<const char*, const char*> kFigures[] = {
+        {"model_loading_gib", "Model loading took"},
+        {"model_loading_gib", "model weights took"},
+        {"gpu_kv_cache_tokens", "GPU KV cache size:"},
+        {"gpu_blocks", "GPU blocks:"},
+        {"kv_cache_reserved_gib", "reserved for KV Cache is"},
+        {"kv_cache_reserved_gib", "kv_cache_size="},
+        {"kv_cache_reserved_gib", "available_kv_cache_memory"},
+        {"total_gpu_memory_gib", "total_gpu_memory ("},
+        {"total_gpu_memory_gib", "total_gpu_memory="},
+        {"total_gpu_memory_gib", "total_gpu_memory"},
+        {"gpu_memory_utilization", "gpu_memory_utilization ("},
+        {"gpu_memory_utilization", "gpu_memory_utilization"},
+        {"usable_gpu_memory_gib", "the current vLLM instance can use"},
+        {"weights_gib", "model weights take"},
+        {"non_torch_gib", "non_torch_memory takes"},
+        {"non_torch_gib", "non_torch_memory"},
+        {"activation_gib", "activation peak memory takes"},
+        {"activation_gib", "PyTorch activation peak memory"},
+    };
+    bool vllm_figure = false;
+    for (const auto& [key, marker] : kFigures) vllm_figure = read(key, line, marker, n) || vllm_figure;
+    vllm_figure = read("available_kv_cache_gib", line, "Available KV cache memory:", n,
+                       word_after(line, "rank=")) || vllm_figure;
+    // "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.70) = 55.09GiB"
+    if (line.find("gpu_memory_utilization (") != std::string_view::npos)
+      vllm_figure = read("usable_gpu_memory_gib", line, ") =", n) || vllm_figure;
+    if (vllm_figure) engine("vllm");
+    if (const size_t at = line.find("Maximum concurrency for"); at != std::string_view::npos) {
+      std::string context, value_text;
+      double tokens = 0, value = 0;
+      if (number_after(line, "Maximum concurrency for", context, tokens) &&
+          number_after(line, "tokens per request:", value_text, value, at)) {
+        engine("vllm");
+        figure("max_concurrency", value_text, value, n, context);
+      }
+    }
+    // _check_enough_kv_cache_memory: "...max seq len (L), (X GiB KV cache is needed, which is
+    // larger than the available KV cache memory (Y GiB). ... maximum model length is Z."
+    if (const size_t at = line.find("KV cache is needed"); at != std::string_view::npos) {
+      engine("vllm");
+      const size_t open = line.rfind('(', at);
+      if (open != std::string_view::npos) read("error_kv_needed_gib", line.substr(open), "(", n);
+      read("error_max_seq_len", line, "max seq len (", n);
+      read("error_available_gib", line, "available KV cache memory (", n);
+      read("error_estimated_max_len", line, "maximum model length is", n);
+    }
+    if (line.find("is greater than the derived max_model_len") != std::string_view::npos) {
+      engine("vllm");
+      read("error_user_max_model_len", line, "max_model_len (", n);
+      read("error_derived_max_model_len", line, "derived max_model_len (", n);
+      std::string text;
+      double value = 0;
+      if (number_after(line, "=", text, value, line.find("derived max_model_len (")))
+        figure("error_derived_max_model_len", text, value, n);
+    }
+    // kv_cache_utils.py: "Auto-fit max_model_len: reduced from A to B to fit in available GPU
+    // memory (X GiB available for KV cache)".
+    if (line.find("Auto-fit max_model_len") != std::string_view::npos) {
+      engine("vllm");
+      std::string text;
+      double value = 0;
+      if (const size_t at = line.find("reduced from"); at != std::string_view::npos) {
+        const size_t to = line.find(" to ", at);
+        if (to != std::string_view::npos && number_after(line, " to ", text, value, to))
+          figure("autofit_max_model_len", text, value, n);
+      }
+      read("autofit_available_gib", line, "memory (", n);
+    }
+    if (line.find("Hybrid KV cache manager is disabled") != std::string_view::npos) {
+      engine("vllm");
+      argument("disable_hybrid_kv_cache_manager", "True");
+    }
+    if (line.find("No available memory for the cache blocks") != std::string_view::npos) {
+      engine("vllm");
+      figure("error_no_memory", "0", 0, n);
+    }
+  }
+
+  // llama.cpp: src/llama-model.cpp print_info (hyper-parameters), src/llama-context.cpp (n_ctx,
+  // n_seq_max), src/llama-kv-cache.cpp ("%10s KV buffer size", "size = %7.2f MiB (%6u cells, ...)").
+  void llamacpp(std::string_view line, size_t n) {
+    const bool ours = line.find("llama_") != std::string_view::npos ||
+                      line.find("print_info:") != std::string_view::npos ||
+                      line.find("llm_load_") != std::string_view::npos ||
+                      line.find("load_tensors:") != std::string_view::npos;
+    if (!ours) return;
+    engine("llama.cpp");
+    if (line.find("general.name") != std::string_view::npos && out.model.empty()) {
+      const size_t eq = line.find("= ");
+      if (eq != std::string_view::npos) {
+        std::string name(line.substr(eq + 2, 200));
+        while (!name.empty() && name.back() == ' ') name.pop_back();
+        out.model = name;
+      }
+    }
+    for (const char* key : {"n_ctx_train", "n_layer", "n_head_kv", "n_embd_head_k",
+                            "n_embd_head_v", "n_swa", "n_ctx", "n_seq_max", "n_ubatch",
+                            "n_ctx_per_seq", "n_ctx_seq"}) {
+      const std::string marker = std::string(": ") + key + " ";
+      const size_t at = line.find(marker);
+      if (at == std::string_view::npos) continue;
+      const size_t eq = line.find('=', at);
+      std::string text;
+      double value = 0;
+      if (eq != std::string_view::npos && number_after(line, "=", text, value, eq))
+        figure(key, text, value, n);
+    }
+    for (const char* key : {"kv_unified", "flash_attn", "swa_full", "causal_attn"}) {
+      const std::string marker = std::string(" ") + key + " ";
+      const size_t at = line.find(marker);
+      if (at == std::string_view::npos) continue;
+      const size_t eq = line.find('=', at);
+      if (eq != std::string_view::npos) argument(key, word_after(line.substr(eq), "="));
+    }
+    if (line.find("type_k") != std::string_view::npos) argument("type_k", word_after(line, "type_k = "));
+    if (line.find("type_v") != std::string_view::npos) argument("type_v", word_after(line, "type_v = "));
+    // "size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16): ..., V (f16): ..."; the
+    // recurrent memory prints "R (f32): ..., S (f32): ..." in the same shape.
+    if (const size_t at = line.find(" size = "); at != std::string_view::npos &&
+                                                 line.find("cells") != std::string_view::npos) {
+      std::string cells, size;
+      double c = 0, mib = 0;
+      const bool recurrent = line.find(" R (") != std::string_view::npos;
+      if (number_after(line, " size = ", size, mib) && number_after(line, "(", cells, c, at)) {
+        figure(recurrent ? "rs_size_mib" : "kv_size_mib", size, mib, n, cells + " cells");
+        if (!recurrent) {
+          cache_types(line, n);
+        }
+      }
+    }
+    // iSWA: "creating     SWA KV cache, size = 768 cells"; "using full-size SWA cache".
+    if (line.find("creating") != std::string_view::npos && line.find("SWA KV cache, size") != std::string_view::npos) {
+      const bool sliding = line.find("non-SWA") == std::string_view::npos;
+      read(sliding ? "swa_cells" : "non_swa_cells", line, "size =", n);
+    }
+    if (line.find("using full-size SWA cache") != std::string_view::npos) argument("swa_full", "true");
+    if (line.find("KV self size") != std::string_view::npos) {
+      read("kv_size_mib", line, "KV self size =", n) || read("kv_size_mib", line, "KV self size  =", n);
+      cache_types(line, n);
+    }
+    for (const auto& [marker, key] : {std::pair{"KV buffer size", "kv_buffer_mib"},
+                                      std::pair{"RS buffer size", "rs_buffer_mib"}}) {
+      const size_t at = line.find(marker);
+      if (at == std::string_view::npos) continue;
+      // The device is the word before the marker ("llama_kv_cache:      CUDA0 KV buffer size").
+      size_t end = at;
+      while (end > 0 && line[end - 1] == ' ') --end;
+      size_t start = end;
+      while (start > 0 && line[start - 1] != ' ' && line[start - 1] != ':') --start;
+      std::string text;
+      double value = 0;
+      if (number_after(line, "=", text, value, at))
+        figure(key, text, value, n, std::string(line.substr(start, std::min<size_t>(end - start, 40))));
+    }
+  }
+
+  // "K (f16): 1098.00 MiB, V (f16): 976.00 MiB": the types, and V's size (MLA caches without V
+  // print 0).
+  void cache_types(std::string_view line, size_t n) {
+    argument("type_k", word_after(line, " K ("));
+    argument("type_v", word_after(line, " V ("));  // not ik_llama.cpp's "c^KV (f16)"
+    std::string v_text;
+    double v = 0;
+    if (const size_t at = line.find(" V ("); at != std::string_view::npos && number_after(line, "):", v_text, v, at))
+      figure("kv_v_mib", v_text, v, n);
+  }
+
+  // SGLang: python/sglang/srt/mem_cache/memory_pool.py ("KV Cache is allocated. #tokens: N, K
+  // size: X GB, V size: Y GB", GB = 2^30) and model_runner.py (max_total_num_tokens).
+  void sglang(std::string_view line, size_t n) {
+    // "#tokens: N, K size: X GB, V size: Y GB"; MLA: "#tokens: N, KV size: X GB"; early 2025
+    // builds: "K size: X GB, V size: Y GB." with max_total_num_tokens on a later line.
+    if (line.find("KV Cache is allocated") != std::string_view::npos) {
+      engine("sglang");
+      read("sglang_tokens", line, "#tokens:", n);
+      read("sglang_kv_size_gb", line, "KV size:", n) ||
+          (read("sglang_k_size_gb", line, "K size:", n) && read("sglang_v_size_gb", line, "V size:", n));
+    }
+    if (line.find("max_total_num_tokens=") != std::string_view::npos) {
+      engine("sglang");
+      read("max_total_num_tokens", line, "max_total_num_tokens=", n);
+      read("sglang_max_running_requests", line, "max_running_requests=", n);
+      read("sglang_context_len", line, "context_len=", n);
+    }
+    if (line.find("ServerArgs(") != std::string_view::npos) {
+      engine("sglang");
+      for (const auto& [k, v] : pairs_after(line, "ServerArgs(")) argument(k, v);
+      if (const std::string* m = out.argument("model_path"); m != nullptr && out.model.empty())
+        out.model = *m;
+    }
+  }
+
+  // TensorRT-LLM: cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp ("Allocated %.2f GiB for max
+  // tokens in paged KV cache (%d).").
+  void tensorrt_llm(std::string_view line, size_t n) {
+    if (line.find("tokens in paged KV cache") != std::string_view::npos &&
+        line.find("[TensorRT-LLM]") != std::string_view::npos) {
+      engine("tensorrt-llm");
+      read("trt_using_tokens", line, "Using", n);
+    }
+    if (line.find("for max tokens in paged KV cache") != std::string_view::npos) {
+      engine("tensorrt-llm");
+      read("trt_allocated_gib", line, "Allocated", n);
+      read("trt_max_tokens", line, "paged KV cache (", n);
+    }
+  }
+};
+
+}  // namespace
+
+const std::string* LogReading::argument(std::string_view key) const {
+  for (const auto& [k, v] : arguments)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+const PrintedFigure* LogReading::figure(std::string_view key) const {
+  for (const PrintedFigure& f : figures)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+Result<LogReading> read_log(std::string_view text) {
+  using R = Result<LogReading>;
+  if (text.size() > kMaxLogBytes)
+    return R::failure(make_error(kOutOfRange, "log", "larger than 16 MiB"));
+  const size_t nul = text.find('\0');
+  if (nul != std::string_view::npos)
+    return R::failure(make_error(kInvalidValue, "log", "not a text log (a NUL byte at offset " +
+                                                           std::to_string(nul) + ")"));
+  Reader r;
+  size_t n = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++n;
+    std::string_view raw = text.substr(start, end - start);
+    if (raw.size() > kMaxLineBytes) {
+      raw = raw.substr(0, kMaxLineBytes);
+      ++r.out.lines_cut;
+    }
+    const std::string line = clean(raw);
+    start = end + 1;
+    if (annotation(line)) continue;
+    r.vllm(line, n);
+    r.llamacpp(line, n);
+    r.sglang(line, n);
+    r.tensorrt_llm(line, n);
+  }
+  r.out.lines = n;
+  return R::success(std::move(r.out));
+}
+
+}  // namespace kvscope

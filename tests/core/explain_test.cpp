@@ -1,0 +1,245 @@
+// `kvscope explain`: start-up logs read (log_reading.cpp) and their figures reproduced
+// (explain.cpp). The logs are the committed verbatim excerpts in tests/data/logs/.
+#include "kvscope/explain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "kvscope/log_reading.hpp"
+#include "kvscope/report_json.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+std::string committed_log(const std::string& name) { return test::read_data("logs/" + name); }
+
+PlanInput with_model(const std::string& id) {
+  PlanInput in;
+  in.model.model_id = id;
+  return in;
+}
+
+const ExplainedFigure* figure_named(const ExplainReport& r, const std::string& prefix, size_t nth = 0) {
+  for (const ExplainedFigure& f : r.figures)
+    if (f.name.rfind(prefix, 0) == 0 && nth-- == 0) return &f;
+  return nullptr;
+}
+
+TEST(LogReading, ReadsVllmFiguresThroughColourCodesAndCarriageReturns) {
+  const std::string text =
+      "\x1b[1;36m(EngineCore_DP0 pid=1)\x1b[0;0m INFO 09-12 [gpu_worker.py:276] Available KV cache "
+      "memory: 44.59 GiB\r\n"
+      "INFO 09-12 [kv_cache_utils.py:849] GPU KV cache size: 973,760 tokens\r\n"
+      "INFO 09-12 [kv_cache_utils.py:853] Maximum concurrency for 262,144 tokens per request: "
+      "14.77x\r\n";
+  const Result<LogReading> r = read_log(text);
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.engine, "vllm");
+  ASSERT_NE(r.value.figure("available_kv_cache_gib"), nullptr);
+  EXPECT_EQ(r.value.figure("available_kv_cache_gib")->text, "44.59");
+  EXPECT_EQ(r.value.figure("gpu_kv_cache_tokens")->value, 973760);
+  EXPECT_EQ(r.value.figure("max_concurrency")->detail, "262,144");
+  EXPECT_EQ(r.value.figure("max_concurrency")->line, 3u);
+}
+
+TEST(LogReading, ReadsANegativeBudget) {
+  const Result<LogReading> r =
+      read_log("INFO [gpu_worker.py:1] Available KV cache memory: -2.14 GiB\n");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.value.figure("available_kv_cache_gib")->value, -2.14);
+}
+
+TEST(LogReading, RefusesBinaryAndOversizedInputWithTheField) {
+  const Result<LogReading> binary = read_log(std::string("GPU KV cache size: 1\0\x01", 23));
+  ASSERT_FALSE(binary.ok);
+  EXPECT_EQ(binary.error.field, "log");
+  EXPECT_NE(binary.error.message.find("NUL"), std::string::npos);
+  const Result<LogReading> huge = read_log(std::string((16u << 20) + 1, 'a'));
+  ASSERT_FALSE(huge.ok);
+  EXPECT_EQ(huge.error.field, "log");
+}
+
+TEST(LogReading, CutsOverlongLinesAndKeepsReading) {
+  const std::string text = std::string(200000, 'x') + "\nllama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16):  512.00 MiB, V (f16):  512.00 MiB\n";
+  const Result<LogReading> r = read_log(text);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.value.lines_cut, 1u);
+  ASSERT_NE(r.value.figure("kv_size_mib"), nullptr);
+  EXPECT_EQ(r.value.figure("kv_size_mib")->line, 2u);
+  EXPECT_EQ(*r.value.argument("type_k"), "f16");
+}
+
+TEST(LogReading, SkipsKvscopesOwnAnnotationLines) {
+  const Result<LogReading> r =
+      read_log("# check: llama_kv_cache: size = 999.00 MiB (1 cells, 1 layers)\n# explain: --model x\n");
+  ASSERT_TRUE(r.ok);
+  EXPECT_TRUE(r.value.engine.empty());
+  EXPECT_TRUE(r.value.figures.empty());
+}
+
+TEST(LogReading, NamesEveryEngineOfAMixedPaste) {
+  const Result<LogReading> r = read_log(
+      "INFO GPU KV cache size: 1,000 tokens\n"
+      "[2025-01-23 19:35:20 TP0] KV Cache is allocated. #tokens: 46611, K size: 1.42 GB, V size: 1.42 GB\n");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.value.engine, "vllm");
+  ASSERT_EQ(r.value.other_engines.size(), 1u);
+  EXPECT_EQ(r.value.other_engines[0], "sglang");
+}
+
+TEST(Explain, NoEngineIsAnErrorNamingTheLog) {
+  const Result<ExplainReport> r = explain("hello\nworld\n", with_model("llama-3.1-8b"));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "log");
+  EXPECT_NE(r.error.message.find("2 lines"), std::string::npos);
+}
+
+TEST(Explain, AnUnnamedModelAsksForIt) {
+  const Result<ExplainReport> r =
+      explain(committed_log("vllm-v0-llama31-8b-rtx3090-20k.log"), PlanInput{});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "model");
+  EXPECT_NE(r.error.message.find("--model"), std::string::npos);
+}
+
+TEST(Explain, IdentifiesTheModelFromThePathTheLogPrints) {
+  // "/data/models/Qwen3-Next-80B-A3B-Instruct" -> qwen3-next-80b-a3b; TP 2 from the config line.
+  const Result<ExplainReport> r =
+      explain(committed_log("vllm-v1-qwen3-next-80b-a3b-h200-tp2-262k.log"), PlanInput{});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.model_id, "qwen3-next-80b-a3b");
+  EXPECT_EQ(r.value.plan.tensor_parallel, 2u);
+  const ExplainedFigure* tokens = figure_named(r.value, "GPU KV cache size");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->printed, "973,760");
+  EXPECT_EQ(tokens->kvscope, "973,760");
+  EXPECT_EQ(tokens->match, "exact");
+  // No card given: the budget is an input, and the plan is calibrated with it.
+  ASSERT_EQ(r.value.inputs.size(), 1u);
+  EXPECT_EQ(r.value.inputs[0].printed, "44.59");
+  EXPECT_TRUE(r.value.calibrated);
+  EXPECT_EQ(r.value.plan.kv_memory_bytes, static_cast<uint64_t>(std::llround(44.59 * 1073741824.0)));
+}
+
+TEST(Explain, V0BlocksMatchWithinThePrintedBudgetsRounding) {
+  PlanInput in = with_model("llama-3.1-8b");
+  in.max_model_len = 20000;
+  const Result<ExplainReport> r = explain(committed_log("vllm-v0-llama31-8b-rtx3090-20k.log"), in);
+  ASSERT_TRUE(r.ok) << r.error.message;
+  const ExplainedFigure* blocks = figure_named(r.value, "GPU blocks");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_EQ(blocks->printed, "1952");
+  EXPECT_EQ(blocks->match, "rounding");  // 3.81 GiB holds 1950 blocks of 2 MiB; 3.815 GiB 1953
+  const ExplainedFigure* concurrency = figure_named(r.value, "Maximum concurrency for 20000");
+  ASSERT_NE(concurrency, nullptr);
+  EXPECT_EQ(concurrency->kvscope, "1.56");
+  EXPECT_EQ(concurrency->match, "exact");
+}
+
+TEST(Explain, EachStartUpOfARetriedLogIsCheckedAgainstItsOwnBudget) {
+  // The Jetson log: a first start with -7.83 GiB (0.00x), then a retry with 0.65 GiB.
+  const Result<ExplainReport> r = explain(
+      committed_log("vllm-v0-qwen25-vl-7b-awq-jetson-orin-gmu04-4k-error-then-ok.log"),
+      with_model("qwen2.5-7b"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  const ExplainedFigure* first = figure_named(r.value, "Maximum concurrency", 0);
+  const ExplainedFigure* second = figure_named(r.value, "Maximum concurrency", 1);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(first->printed, "0.00");
+  EXPECT_EQ(first->match, "exact");
+  EXPECT_EQ(second->printed, "2.95");
+  EXPECT_NE(second->match, "differs");
+}
+
+TEST(Explain, TheMeasuredProfileCalibratesThePlan) {
+  // Unsloth's vLLM 0.8.2: total x utilization printed as 55.09 GiB (not 79.15 x 0.70).
+  const Result<ExplainReport> r =
+      explain(committed_log("vllm-v0-phi4-bnb4bit-a100-80gb-gmu07-512.log"), PlanInput{});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.model_id, "phi-4");
+  ASSERT_TRUE(r.value.calibrated);
+  EXPECT_EQ(r.value.plan.vllm.activation_bytes, static_cast<uint64_t>(std::llround(1.16 * 1073741824.0)));
+  const ExplainedFigure* budget = figure_named(r.value, "KV cache memory per GPU from the measured profile");
+  ASSERT_NE(budget, nullptr);
+  EXPECT_EQ(budget->kvscope, "45.21");
+  EXPECT_EQ(budget->match, "exact");
+  // The calibrated plan gives the budget back.
+  const Result<PlanReport> p = plan(r.value.plan);
+  ASSERT_TRUE(p.ok) << p.error.message;
+  EXPECT_NEAR(static_cast<double>(p.value.kv_pool_bytes) / 1073741824.0, 45.21, 0.005);
+}
+
+TEST(Explain, LlamaCppBuffersAreReproducedExactly) {
+  const Result<ExplainReport> r =
+      explain(committed_log("llamacpp-phi3-mini-4k-c2048-cpu.log"), with_model("phi-3-mini-4k"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  const ExplainedFigure* kv = figure_named(r.value, "K and V cache size");
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->printed, "768.00");
+  EXPECT_EQ(kv->kvscope, "768.00");
+  EXPECT_EQ(kv->match, "exact");
+  EXPECT_EQ(r.value.plan.model.context_tokens, 2048u);
+}
+
+TEST(Explain, LlamaCppMlaCacheWithAVPartIsTheOldLayout) {
+  // Build 5331 printed K 1098 + V 976 MiB: V kept apart (before PR #19067); ik_llama.cpp's
+  // latent-only cache printed 1098 MiB.
+  const Result<ExplainReport> old_layout =
+      explain(committed_log("llamacpp-deepseek-v3-0324-mla-4gpu-c16384.log"), PlanInput{});
+  ASSERT_TRUE(old_layout.ok) << old_layout.error.message;
+  EXPECT_TRUE(old_layout.value.plan.llama_cpp.mla_v_cache);
+  EXPECT_EQ(figure_named(old_layout.value, "K and V")->match, "exact");
+  const Result<ExplainReport> latent =
+      explain(committed_log("ikllama-deepseek-v3-0324-q2kxl-mla-4gpu.log"), with_model("deepseek-v3"));
+  ASSERT_TRUE(latent.ok) << latent.error.message;
+  EXPECT_FALSE(latent.value.plan.llama_cpp.mla_v_cache);
+  EXPECT_EQ(figure_named(latent.value, "K and V")->kvscope, "1098.00");
+}
+
+TEST(Explain, SglangAndTensorRtPoolsMatchTheirPrintedBytes) {
+  PlanInput qwq;
+  qwq.model.config_json = test::read_fixture("qwen2_5_32b_shape.json");
+  const Result<ExplainReport> sglang = explain(committed_log("sglang-qwq32b-tp4-l4.log"), qwq);
+  ASSERT_TRUE(sglang.ok) << sglang.error.message;
+  EXPECT_EQ(sglang.value.engine, "sglang");
+  EXPECT_EQ(sglang.value.plan.tensor_parallel, 4u);
+  const ExplainedFigure* tokens = figure_named(sglang.value, "tokens the K and V buffers hold");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->printed, "46611");
+  EXPECT_EQ(tokens->match, "rounding");
+
+  PlanInput llava = with_model("llama-2-7b");
+  llava.tensor_parallel = 2;
+  const Result<ExplainReport> trt = explain(committed_log("trtllm-triton-llava15-7b-tp2-h100nvl.log"), llava);
+  ASSERT_TRUE(trt.ok) << trt.error.message;
+  EXPECT_EQ(trt.value.engine, "tensorrt-llm");
+  EXPECT_EQ(figure_named(trt.value, "max tokens in the paged KV cache")->match, "rounding");
+}
+
+TEST(Explain, JsonFollowsTheContract) {
+  PlanInput in = with_model("llama-3.1-8b");
+  in.max_model_len = 20000;
+  const Result<ExplainReport> r = explain(committed_log("vllm-v0-llama31-8b-rtx3090-20k.log"), in);
+  ASSERT_TRUE(r.ok);
+  const nlohmann::json j = nlohmann::json::parse(explain_to_json(r.value));
+  EXPECT_EQ(j["schema"], "kvscope.explain/1");
+  EXPECT_EQ(j["engine"], "vllm");
+  EXPECT_EQ(j["model"]["id"], "llama-3.1-8b");
+  EXPECT_TRUE(j["arguments"].is_object());
+  ASSERT_FALSE(j["figures"].empty());
+  for (const auto& f : j["figures"]) {
+    for (const char* key : {"line", "name", "printed", "kvscope", "unit", "match"})
+      EXPECT_TRUE(f.contains(key)) << key;
+    const std::string match = f["match"];
+    EXPECT_TRUE(match == "exact" || match == "rounding" || match == "differs") << match;
+    if (match == "differs") EXPECT_TRUE(f["reason"].is_string());
+  }
+  EXPECT_EQ(j["plan_request"]["schema"], "kvscope.request/1");
+}
+
+}  // namespace
+}  // namespace kvscope
