@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 
 #include "kvscope/catalog.hpp"
 #include "kvscope/context_limit.hpp"
@@ -166,17 +167,21 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   for (const auto& [key, value] : {std::pair{"tensor_parallel_size", in.tensor_parallel},
                                    std::pair{"pipeline_parallel_size", in.pipeline_parallel}})
     r.arguments.emplace_back(key, std::to_string(value));
-  r.arguments.emplace_back("max_model_len", std::to_string(in.max_model_len));
+  r.arguments.emplace_back("max_model_len", in.max_model_len == 0 ? "derived" : std::to_string(in.max_model_len));
   r.arguments.emplace_back("kv_cache_dtype", in.model.kv_dtype);
   r.arguments.emplace_back("gpu_memory_utilization", shortest_decimal(in.vllm.gpu_memory_utilization));
 
-  const auto at_budget = [&in](uint64_t budget, uint64_t max_model_len) {
+  // Workers and repeated start-ups print the same budget again: each (budget, length) is planned once.
+  std::map<std::pair<uint64_t, uint64_t>, Result<PlanReport>> planned;
+  const auto at_budget = [&in, &planned](uint64_t budget, uint64_t max_model_len) -> const Result<PlanReport>& {
+    const auto key = std::make_pair(std::max<uint64_t>(1, budget), max_model_len);
+    if (const auto it = planned.find(key); it != planned.end()) return it->second;
     PlanInput b = in;
     b.gpu_id.clear();
     b.gpu_memory_bytes = 0;
-    b.kv_memory_bytes = std::max<uint64_t>(1, budget);
+    b.kv_memory_bytes = key.first;
     if (max_model_len != 0) b.max_model_len = max_model_len;
-    return plan(b);
+    return planned.emplace(key, plan(b)).first->second;
   };
   // A log may hold several start-ups (a failed one, then a retry): a budget printed after a
   // figure derived from one opens a new run, and each figure is checked against its own run's.
@@ -375,7 +380,9 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                      "weights: " + weights->text + " GiB per GPU", "activation peak: " + activation->text + " GiB",
                      "non-torch memory: " + non_torch->text + " GiB"};
     r.calibrated = true;
-    // The measured profile gives back the budget vLLM printed, to the rounding of its four terms.
+    // The budget is then derived, not taken: the measured profile gives it back, to the rounding
+    // of its four terms.
+    r.inputs.clear();
     const Result<PlanReport> calibrated = plan(in);
     if (budget != nullptr && calibrated.ok) {
       const double ours = gib(calibrated.value.kv_pool_bytes);
@@ -625,9 +632,13 @@ Result<ExplainReport> explain(std::string_view text, const PlanInput& base) {
   r.plan = in;
   if (r.figures.empty())
     r.notes.push_back("the log prints no figure kvscope reproduces (see the README for the lines it reads)");
+  std::stable_sort(r.figures.begin(), r.figures.end(),
+                   [](const ExplainedFigure& a, const ExplainedFigure& b) { return a.line < b.line; });
   for (const std::string& other : log.other_engines)
     r.notes.push_back("the log also has lines " + other + " prints; it was read as " + r.engine_label +
                       "'s (paste one engine's start-up to check the other)");
+  if (log.figures_dropped != 0)
+    r.notes.push_back(std::to_string(log.figures_dropped) + " figures after the first 200 were not read");
   if (log.lines_cut != 0)
     r.notes.push_back(std::to_string(log.lines_cut) + " lines longer than 64 KiB were read in part");
   return R::success(std::move(r));

@@ -10,11 +10,13 @@ namespace {
 
 constexpr size_t kMaxLogBytes = 16u << 20;
 constexpr size_t kMaxLineBytes = 64u << 10;
+// Each figure costs explain a few plans: a log's first 200 are read, the rest counted.
+constexpr size_t kMaxFigures = 200;
 
-// The line without terminal colour codes (ESC [ ... letter) and carriage returns.
-std::string clean(std::string_view line) {
-  std::string out;
-  out.reserve(line.size());
+// The line without terminal colour codes (ESC [ ... letter) and carriage returns, in `out`.
+std::string_view clean(std::string_view line, std::string& out) {
+  if (line.find_first_of("\x1b\r") == std::string_view::npos) return line;
+  out.clear();
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (c == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
@@ -126,6 +128,10 @@ class Reader {
 
   void figure(std::string key, const std::string& text, double value, size_t line,
               std::string detail = {}) {
+    if (out.figures.size() == kMaxFigures) {
+      ++out.figures_dropped;
+      return;
+    }
     out.figures.push_back(PrintedFigure{std::move(key), text, value, std::move(detail), line});
   }
   bool read(std::string key, std::string_view line, std::string_view marker, size_t n,
@@ -407,6 +413,7 @@ Result<LogReading> read_log(std::string_view text) {
     return R::failure(make_error(kInvalidValue, "log", "not a text log (a NUL byte at offset " +
                                                            std::to_string(nul) + ")"));
   Reader r;
+  std::string cleaned;
   size_t n = 0;
   for (size_t start = 0; start < text.size();) {
     size_t end = text.find('\n', start);
@@ -417,7 +424,7 @@ Result<LogReading> read_log(std::string_view text) {
       raw = raw.substr(0, kMaxLineBytes);
       ++r.out.lines_cut;
     }
-    const std::string line = clean(raw);
+    const std::string_view line = clean(raw, cleaned);
     start = end + 1;
     if (annotation(line)) continue;
     r.vllm(line, n);

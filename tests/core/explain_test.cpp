@@ -72,6 +72,16 @@ TEST(LogReading, CutsOverlongLinesAndKeepsReading) {
   EXPECT_EQ(*r.value.argument("type_k"), "f16");
 }
 
+TEST(LogReading, KeepsTheFirst200FiguresAndCountsTheRest) {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += "INFO GPU KV cache size: 1,000 tokens\n";
+  const Result<LogReading> r = read_log(text);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.value.figures.size(), 200u);
+  EXPECT_EQ(r.value.figures_dropped, 100u);
+  EXPECT_EQ(r.value.lines, 300u);
+}
+
 TEST(LogReading, SkipsKvscopesOwnAnnotationLines) {
   const Result<LogReading> r =
       read_log("# check: llama_kv_cache: size = 999.00 MiB (1 cells, 1 layers)\n# explain: --model x\n");

@@ -1,7 +1,7 @@
 // A serving engine's start-up log, read line by line (log_reading.cpp): which engine and version
 // wrote it, the model it names, the arguments it echoes and the figures it prints, each with its
-// line. Pure and bounded: one pass over at most 16 MiB, lines longer than 64 KiB cut, terminal
-// colour codes dropped; anything it does not know is skipped.
+// line. Pure and bounded: one pass over at most 16 MiB, lines longer than 64 KiB cut, the first 200
+// figures kept, terminal colour codes dropped; anything it does not know is skipped.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +31,7 @@ struct LogReading {
   std::vector<PrintedFigure> figures;
   size_t lines = 0;
   size_t lines_cut = 0;  // longer than the line limit
+  size_t figures_dropped = 0;  // past the first 200 figures
 
   const std::string* argument(std::string_view key) const;
   const PrintedFigure* figure(std::string_view key) const;  // the first printed
