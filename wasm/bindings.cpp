@@ -44,6 +44,7 @@ EMSCRIPTEN_BINDINGS(kvscope) {
   emscripten::function("dtypes", &run<Command::kDtypes>);
   emscripten::function("engines", &run<Command::kEngines>);
   emscripten::function("solve", &run<Command::kSolve>);
+  emscripten::function("explain", &run<Command::kExplain>);
   emscripten::function("commandLine", &command_line);
   emscripten::constant("version", std::string(kvscope::kVersion));
 }

@@ -22,6 +22,7 @@ import { wireConfigSources } from './config-sources.js';
 import { runWhatIf, wireWhatIf } from './levers.js';
 import { renderPins, wirePins } from './pins.js';
 import { renderPrices, renderSolver, wireSolver } from './solver.js';
+import { renderCalibration, wireExplain } from './explain.js';
 import { copy, exportReport, renderEmbed, wireSharing } from './sharing.js';
 
 function fmt() { return makeFormat(page.state.units); }
@@ -101,6 +102,7 @@ function render() {
   renderSolver();
   renderPrices();
   renderPins();
+  renderCalibration();
 }
 
 // Measured records for the chosen GPU (else this project's CPUs) and the calibrated estimate.
@@ -141,6 +143,7 @@ async function main() {
   wirePins();
   wireSharing();
   wireSolver();
+  wireExplain();
   window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
   writeControls();

@@ -64,6 +64,12 @@ export class Kvscope {
    * @param {import('./kvscope').SolveRequest} request @returns {import('./kvscope').SolveReport}
    */
   solve(request) { return this.call('solve', request); }
+  /**
+   * A start-up log read: each figure it printed beside kvscope's (exact / rounding / differs, with
+   * the reason), and the plan it describes, calibrated with what the engine measured.
+   * @param {import('./kvscope').ExplainRequest} request @returns {import('./kvscope').ExplainReport}
+   */
+  explain(request) { return this.call('explain', request); }
   /** @returns {import('./kvscope').ModelCatalogue} */
   models() { return this.call('models', {}); }
   /** @returns {import('./kvscope').GpuCatalogue} */
@@ -92,7 +98,7 @@ export class Kvscope {
 
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
-   * @param {'estimate'|'plan'|'sweep'|'solve'|'models'|'gpus'|'dtypes'|'engines'} command
+   * @param {'estimate'|'plan'|'sweep'|'solve'|'explain'|'models'|'gpus'|'dtypes'|'engines'} command
    * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
   call(command, request) {

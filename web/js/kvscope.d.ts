@@ -141,6 +141,54 @@ export interface SolveRequest extends Omit<PlanRequest, 'gpu' | 'kv_dtype' | 'we
   prices_usd_per_hour?: Record<string, number> | null;
 }
 
+/**
+ * What explain reads: the start-up log, and what it may not say (the model, the card, the engine's
+ * flags), as for plan.
+ */
+export interface ExplainRequest extends Partial<Omit<PlanRequest, 'model' | 'config'>> {
+  log: FileInput;
+  model?: string | null;
+  config?: FileInput | null;
+}
+
+/** One figure a log printed, beside kvscope's at the printed precision. */
+export interface ExplainedFigure {
+  /** 1-based line of the log. */
+  line: number;
+  name: string;
+  printed: string;
+  /** null: kvscope has no figure to set beside it. */
+  kvscope: string | null;
+  unit: string;
+  /** exact: the engine's digits; rounding: a budget inside the printed one's rounding gives them. */
+  match: 'exact' | 'rounding' | 'differs';
+  /** Why it differs (always there when it does); how it matches through rounding. */
+  reason: string | null;
+  /** The arithmetic, one line. */
+  derivation: string | null;
+}
+
+/** kvscope.explain/1 */
+export interface ExplainReport {
+  schema: 'kvscope.explain/1';
+  kvscope_version: string;
+  engine: 'vllm' | 'llama.cpp' | 'sglang' | 'tensorrt-llm';
+  engine_label: string;
+  engine_version: string | null;
+  model: { printed: string | null; id: string; name: string };
+  /** What kvscope took from the log (and what it assumed where the log is silent). */
+  arguments: Record<string, string>;
+  figures: ExplainedFigure[];
+  /** Figures the engine measured, taken as given (a budget). */
+  inputs: Array<{ line: number; name: string; printed: string; unit: string }>;
+  /** plan_request is the log's deployment with what the engine measured. */
+  calibrated: boolean;
+  calibration: string[];
+  plan_request: PlanRequest & { schema: 'kvscope.request/1'; command: 'plan' };
+  notes: string[];
+  lines: number;
+}
+
 /** One layout in a solve report. `null`: not known (no price, no bandwidth) or not applicable. */
 export interface SolveOption {
   gpu: string;

@@ -58,6 +58,11 @@ export const FIELDS = {
   config_name: text(/^[^\u0000-\u001f]*$/, 200),
   set: text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
   weights_gb: num(0, 1e6),          // fixed weight bytes (GB); 0 = from the parameter count
+  // Calibrated from a start-up log ("Explain my log"): what the engine measured on the user's card.
+  kv_memory_bytes: int(0, 2 ** 53), // the KV budget per GPU it printed; 0 = planned from the card
+  activation_bytes: int(0, 2 ** 53), // vLLM's measured activation peak; 0 = kvscope's estimate
+  non_torch_bytes: int(0, 2 ** 53),  // vLLM's measured non-torch memory; 0 = kvscope's estimate
+  from_log: text(/^[^\u0000-\u001f]*$/, 200),  // which log the calibration came from (shown)
   checkpoint_bytes: int(0, 2 ** 53), // a model.safetensors.index.json's total_size; 0 = none
   allow_long_context: int(0, 1),    // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
   mtp_tokens: int(0, 64),           // speculative decoding with the model's MTP layers; 0 = off
@@ -100,6 +105,7 @@ export const FIELDS = {
 /** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
 export const DEFAULTS = Object.freeze({
   model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_gb: 0,
+  kv_memory_bytes: 0, activation_bytes: 0, non_torch_bytes: 0, from_log: '',
   checkpoint_bytes: 0, allow_long_context: 0, mtp_tokens: 0,
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
   gpus: 1, tp: 1, pp: 1,
@@ -182,13 +188,15 @@ function modelSource(s) {
  * @returns {import('./kvscope').PlanRequest}
  */
 export function planRequest(s, set = []) {
-  const custom = s.gpu === 'custom';
+  const measured = s.kv_memory_bytes > 0;  // the log's KV budget stands for the card
+  const custom = s.gpu === 'custom' && !measured;
   const overrides = overridesOf([...splitSet(s.set), ...set]);
   /** @type {import('./kvscope').PlanRequest} */
   const request = {
     ...modelSource(s),
-    gpu: custom ? null : s.gpu,
+    gpu: custom || measured ? null : s.gpu,
     gpu_memory_bytes: custom ? Math.round(s.gpu_memory_gb * 1e9) : null,
+    kv_memory_bytes: measured ? s.kv_memory_bytes : null,
     gpu_bandwidth_bytes_per_s: custom && s.gpu_bandwidth_tbs > 0 ? Math.round(s.gpu_bandwidth_tbs * 1e12) : null,
     gpu_dense_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
     gpus: s.gpus > s.tp * s.pp ? s.gpus : null,
@@ -215,7 +223,69 @@ export function planRequest(s, set = []) {
     const at = group ? (request[group] ??= {}) : request;
     at[name] = KNOBS[key]?.value(s) ?? null;
   }
+  if (s.engine === 'vllm' && (s.activation_bytes > 0 || s.non_torch_bytes > 0)) {
+    request.vllm = { ...request.vllm, activation_bytes: s.activation_bytes || null, non_torch_bytes: s.non_torch_bytes || null };
+  }
   return request;
+}
+
+/**
+ * The state of an explained log's deployment (its plan_request): model, card or measured budget,
+ * layout, engine, dtypes, context and what vLLM measured; `dropped` names the request's keys the
+ * page has no control for (they stay in the CLI command the report prints).
+ * @param {Record<string, any>} s the current state (what the log does not say is kept)
+ * @param {import('./kvscope').ExplainReport} report
+ * @param {string} configText the config.json the log was explained with ('' for a catalogue model)
+ * @returns {{state: Record<string, any>, dropped: string[]}}
+ */
+export function stateOfExplain(s, report, configText = '') {
+  const r = /** @type {Record<string, any>} */ ({ ...report.plan_request });
+  const take = (key) => { const v = r[key]; delete r[key]; return v; };
+  delete r.schema; delete r.command;
+  /** @type {Record<string, any>} */
+  const next = { ...s, ...DEFAULTS_OF_CALIBRATION, from_log: `${report.engine_label}${report.engine_version ? ` ${report.engine_version}` : ''} log, ${report.lines} lines` };
+  const model = take('model');
+  const config = take('config');
+  if (model) Object.assign(next, { model, config: '', config_name: '' });
+  else if (config) Object.assign(next, { config: configText, config_name: config.name ?? 'config.json' });
+  next.engine = take('engine') ?? s.engine;
+  const gpu = take('gpu');
+  const memory = take('gpu_memory_bytes');
+  next.kv_memory_bytes = take('kv_memory_bytes') ?? 0;
+  if (gpu) next.gpu = gpu;
+  else if (memory && memory < 2 ** 50) Object.assign(next, { gpu: 'custom', gpu_memory_gb: memory / 1e9 });
+  next.tp = take('tensor_parallel') ?? 1;
+  next.pp = take('pipeline_parallel') ?? 1;
+  next.gpus = Math.max(take('gpus') ?? 1, next.tp * next.pp);
+  next.kv_dtype = take('kv_dtype') ?? 'auto';
+  next.weight_dtype = take('weight_dtype') ?? 'auto';
+  const weights = take('weights_bytes');
+  next.weights_gb = weights ? weights / 1e9 : 0;
+  const context = take('max_model_len') ?? take('context_tokens');
+  delete r.context_tokens;
+  if (context) next.context = context;
+  if (r.block_size_tokens) next.block_size = take('block_size_tokens');
+  const set = take('set');
+  if (set) next.set = Object.entries(set).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+  const vllm = take('vllm') ?? {};
+  if (vllm.gpu_memory_utilization) next.gpu_memory_utilization = vllm.gpu_memory_utilization;
+  next.activation_bytes = vllm.activation_bytes ?? 0;
+  next.non_torch_bytes = vllm.non_torch_bytes ?? 0;
+  delete vllm.gpu_memory_utilization; delete vllm.activation_bytes; delete vllm.non_torch_bytes;
+  const llama = take('llama_cpp') ?? {};
+  if (llama.parallel) next.parallel = llama.parallel;
+  delete llama.parallel;
+  const dropped = [...Object.keys(r), ...Object.keys(vllm).map((k) => `vllm.${k}`),
+    ...Object.keys(llama).map((k) => `llama_cpp.${k}`)];
+  return { state: next, dropped };
+}
+
+/** What a calibration sets, cleared: a scenario the user builds by hand plans from the card. */
+const DEFAULTS_OF_CALIBRATION = Object.freeze({ kv_memory_bytes: 0, activation_bytes: 0, non_torch_bytes: 0, from_log: '' });
+
+/** The state without a log's calibration. */
+export function uncalibrated(s) {
+  return { ...s, ...DEFAULTS_OF_CALIBRATION };
 }
 
 /**

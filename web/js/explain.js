@@ -1,0 +1,122 @@
+// "Explain my log": the pasted or dropped start-up log read by the core in a worker (explain-worker.js:
+// 16 MiB at most, the first 200 figures; nothing leaves the browser, the page never waits on it), its
+// figures shown beside kvscope's, and "Plan the page from this machine", which turns the calibrated
+// plan into the page's scenario.
+import { KvscopeError } from './kvscope-client.js';
+import { show } from './dom.js';
+import { stateOfExplain, uncalibrated } from './state.js';
+import { explainView } from './views/explain.js';
+import { $, errorLine, page, update } from './page.js';
+
+const MAX_LOG_BYTES = 16 * 1024 * 1024;  // the core refuses more; a file is checked before reading
+let logName = 'pasted log';
+
+/** The model the page shows, as a request source (used when the log names none). */
+function pageModel() {
+  const s = page.state;
+  return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
+}
+
+let worker = null;
+let asked = 0;
+const pending = new Map();
+
+/** The log explained in the worker (started on first use); resolves to {report, modelFromPage}. */
+function explainOffThread(request, fallback) {
+  if (!worker) {
+    worker = new Worker(new URL('./explain-worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = ({ data }) => {
+      const done = pending.get(data.id);
+      pending.delete(data.id);
+      if (data.error) done?.reject(new KvscopeError(data.error.code, data.error.field, data.error.message));
+      else done?.resolve(data);
+    };
+  }
+  asked += 1;
+  const id = asked;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, request, fallback });
+  });
+}
+
+/** Explains the log in the box; a log that names no model is explained for the page's. */
+export async function runExplain() {
+  const text = $('explain-log').value;
+  if (!text.trim()) {
+    $('explain-status').hidden = true;
+    show($('explain-panel'), errorLine('log: paste a start-up log, or choose its file'));
+    document.body.dataset.explained = 'error';
+    return;
+  }
+  $('explain-status').hidden = false;
+  const fallback = pageModel();
+  const configText = page.state.config;
+  const mine = asked + 1;
+  let answer;
+  try {
+    answer = await explainOffThread({ log: { name: logName, text } }, fallback);
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    if (mine !== asked) return;  // a later paste is being read
+    $('explain-status').hidden = true;
+    show($('explain-panel'), errorLine(e.message));
+    document.body.dataset.explained = 'error';
+    return;
+  }
+  if (mine !== asked) return;
+  $('explain-status').hidden = true;
+  const { report, modelFromPage } = answer;
+  const { state, dropped } = stateOfExplain(page.state, report, modelFromPage && configText ? configText : '');
+  show($('explain-panel'), explainView(report, { modelFromPage, dropped, onUse: () => {
+    page.state = state;
+    update();
+    $('verdict').scrollIntoView({ block: 'start' });
+  } }));
+  document.body.dataset.explained = String(report.figures.length);
+}
+
+/** "Calibrated from your log" above the verdict while the state carries a log's measurements. */
+export function renderCalibration() {
+  const s = page.state;
+  const box = $('calibrated');
+  box.hidden = !s.from_log;
+  if (!s.from_log) return;
+  const what = s.kv_memory_bytes > 0 ? 'the KV budget as the engine measured it'
+    : s.activation_bytes > 0 || s.non_torch_bytes > 0 ? 'the usable memory, weights, activation peak and non-torch memory as the engine measured them'
+      : 'its deployment as the log printed it';
+  $('calibrated-text').textContent = `Calibrated from your log (${s.from_log}): ${what}.`;
+}
+
+function readFile(file) {
+  if (file.size > MAX_LOG_BYTES) {
+    show($('explain-panel'), errorLine(`log: ${file.name} is larger than 16 MiB`));
+    return;
+  }
+  const reader = new FileReader();
+  reader.onload = () => {
+    logName = file.name;
+    $('explain-log').value = String(reader.result);
+    runExplain();
+  };
+  reader.readAsText(file);
+}
+
+/** The box (paste or drop), the file chooser, the button and "back to the estimate". */
+export function wireExplain() {
+  $('explain-run').addEventListener('click', () => { runExplain(); });
+  $('explain-log').addEventListener('input', () => { logName = 'pasted log'; });
+  $('explain-file').addEventListener('change', (e) => {
+    const file = /** @type {HTMLInputElement} */ (e.target).files?.[0];
+    if (file) readFile(file);
+  });
+  const box = $('explain-log');
+  box.addEventListener('dragover', (e) => e.preventDefault());
+  box.addEventListener('drop', (e) => {
+    const file = e.dataTransfer?.files?.[0];
+    if (!file) return;
+    e.preventDefault();
+    readFile(file);
+  });
+  $('calibrated-clear').addEventListener('click', () => { page.state = uncalibrated(page.state); update(); });
+}
