@@ -359,6 +359,18 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   const PrintedFigure* weights = log.figure("weights_gib");
   const PrintedFigure* activation = log.figure("activation_gib");
   const PrintedFigure* non_torch = log.figure("non_torch_gib");
+  // 0.6.4 printed the torch peak with the weights in it: the activation is the peak less the
+  // weights its loading line printed (vllm/worker/worker.py determine_num_available_blocks).
+  PrintedFigure peak_less_weights;
+  const PrintedFigure* peak = log.figure("peak_torch_gib");
+  const PrintedFigure* loaded = log.figure("model_loading_gib");
+  if (weights == nullptr && activation == nullptr && peak != nullptr && loaded != nullptr) {
+    weights = loaded;
+    peak_less_weights = *peak;
+    peak_less_weights.value = peak->value - loaded->value;
+    peak_less_weights.text = as_printed(peak_less_weights.value, peak->text);
+    activation = &peak_less_weights;
+  }
   const uint64_t gpus_per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   if (total != nullptr && weights != nullptr && activation != nullptr && non_torch != nullptr) {
     in.gpu_id.clear();
@@ -377,7 +389,9 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                          ? "usable memory: " + usable->text + " GiB (total x utilization) as vLLM printed it (line " +
                                std::to_string(usable->line) + ")"
                          : "card: " + total->text + " GiB as vLLM measured it (line " + std::to_string(total->line) + ")",
-                     "weights: " + weights->text + " GiB per GPU", "activation peak: " + activation->text + " GiB",
+                     "weights: " + weights->text + " GiB per GPU",
+                     "activation peak: " + activation->text + " GiB" +
+                         (activation == &peak_less_weights ? " (peak_torch_memory " + peak->text + " less the weights)" : ""),
                      "non-torch memory: " + non_torch->text + " GiB"};
     r.calibrated = true;
     // The budget is then derived, not taken: the measured profile gives it back, to the rounding

@@ -198,8 +198,11 @@ class Reader {
         {"weights_gib", "model weights take"},
         {"non_torch_gib", "non_torch_memory takes"},
         {"non_torch_gib", "non_torch_memory"},
+        {"non_torch_gib", "non_torch_memory="},
+        {"gpu_memory_utilization", "gpu_memory_utilization="},
         {"activation_gib", "activation peak memory takes"},
         {"activation_gib", "PyTorch activation peak memory"},
+        {"peak_torch_gib", "peak_torch_memory="},  // 0.6.4: weights + activation
     };
     bool vllm_figure = false;
     for (const auto& [key, marker] : kFigures) vllm_figure = read(key, line, marker, n) || vllm_figure;

@@ -147,6 +147,12 @@ TEST(Explain, V0BlocksMatchWithinThePrintedBudgetsRounding) {
   ASSERT_NE(concurrency, nullptr);
   EXPECT_EQ(concurrency->kvscope, "1.56");
   EXPECT_EQ(concurrency->match, "exact");
+  // 0.6.4's profile: peak_torch_memory 17.06 GiB holds the 14.9888 GiB of weights.
+  ASSERT_TRUE(r.value.calibrated);
+  EXPECT_EQ(r.value.plan.vllm.activation_bytes, static_cast<uint64_t>(std::llround((17.06 - 14.9888) * 1073741824.0)));
+  const ExplainedFigure* budget = figure_named(r.value, "KV cache memory per GPU from the measured profile");
+  ASSERT_NE(budget, nullptr);
+  EXPECT_EQ(budget->kvscope, "3.81");  // 23.58 x 0.90 - 14.9888 - 2.0712 - 0.35
 }
 
 TEST(Explain, EachStartUpOfARetriedLogIsCheckedAgainstItsOwnBudget) {
