@@ -48,14 +48,42 @@ bool same_digits(double value, const PrintedFigure& f) {
   return std::llround(value * scale) == std::llround(f.value * scale);
 }
 
-// A count from the log's text ("2", "None").
+// A count from the log's text ("2", "262,144"; "None" is none).
 bool count_of(const std::string* text, uint64_t& out) {
-  if (text == nullptr || text->empty() || text->size() > 19) return false;
+  if (text == nullptr) return false;
+  std::string digits;
+  for (char c : *text)
+    if (c != ',') digits += c;
+  if (digits.empty() || digits.size() > 19) return false;
   char* end = nullptr;
-  const unsigned long long v = std::strtoull(text->c_str(), &end, 10);
+  const unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
   if (*end != '\0') return false;
   out = v;
   return true;
+}
+
+// The deployment at a KV budget of `budget` bytes per GPU (and max_model_len, when not 0).
+Result<PlanReport> plan_at_kv_budget(const PlanInput& in, uint64_t budget, uint64_t max_model_len) {
+  PlanInput b = in;
+  b.gpu_id.clear();
+  b.gpu_memory_bytes = 0;
+  b.kv_memory_bytes = std::max<uint64_t>(1, budget);
+  if (max_model_len != 0) b.max_model_len = max_model_len;
+  return plan(b);
+}
+
+// A figure printed on several lines (per device, per cache), added up at the first's precision;
+// `lines` says how many.
+PrintedFigure summed(const LogReading& log, std::string_view key, size_t& lines) {
+  PrintedFigure total;
+  lines = 0;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.key != key) continue;
+    if (lines++ == 0) total = f;
+    else total.value += f.value;
+  }
+  if (lines > 1) total.text = as_printed(total.value, total.text);
+  return total;
 }
 
 class Explainer {
@@ -143,14 +171,10 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     in.pipeline_parallel = static_cast<uint32_t>(n);
   if (count_of(log.argument("max_seq_len"), n) || count_of(log.argument("max_model_len"), n))
     in.max_model_len = n;
-  if (in.max_model_len == 0) {  // "Maximum concurrency for N tokens per request" is max_model_len
-    if (const PrintedFigure* c = log.figure("max_concurrency")) {
-      std::string digits;
-      for (char ch : c->detail)
-        if (ch != ',') digits += ch;
-      if (count_of(&digits, n)) in.max_model_len = n;
-    }
-  }
+  // "Maximum concurrency for N tokens per request" is max_model_len.
+  if (const PrintedFigure* c = log.figure("max_concurrency"); in.max_model_len == 0 && c != nullptr &&
+                                                              count_of(&c->detail, n))
+    in.max_model_len = n;
   if (count_of(log.argument("block_size"), n) && n > 0) in.block_size_tokens = n;
   if (count_of(log.argument("max_num_batched_tokens"), n) && n > 0)
     in.vllm.max_num_batched_tokens = n;
@@ -160,8 +184,8 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     in.vllm.disable_hybrid_kv_cache_manager = true;
   if (const PrintedFigure* u = log.figure("gpu_memory_utilization"))
     in.vllm.gpu_memory_utilization = u->value;
-  else if (const std::string* given = log.argument("gpu_memory_utilization"))
-    in.vllm.gpu_memory_utilization = std::atof(given->c_str()) > 0 ? std::atof(given->c_str()) : 0.9;
+  else if (const std::string* given = log.argument("gpu_memory_utilization"); given != nullptr && std::atof(given->c_str()) > 0)
+    in.vllm.gpu_memory_utilization = std::atof(given->c_str());
   if (const std::string* q = log.argument("quantization"); q != nullptr && *q == "fp8")
     in.weight_dtype = "fp8";  // refined below: a checkpoint already in fp8 is served as stored
   for (const auto& [key, value] : {std::pair{"tensor_parallel_size", in.tensor_parallel},
@@ -174,14 +198,9 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   // Workers and repeated start-ups print the same budget again: each (budget, length) is planned once.
   std::map<std::pair<uint64_t, uint64_t>, Result<PlanReport>> planned;
   const auto at_budget = [&in, &planned](uint64_t budget, uint64_t max_model_len) -> const Result<PlanReport>& {
-    const auto key = std::make_pair(std::max<uint64_t>(1, budget), max_model_len);
+    const auto key = std::make_pair(budget, max_model_len);
     if (const auto it = planned.find(key); it != planned.end()) return it->second;
-    PlanInput b = in;
-    b.gpu_id.clear();
-    b.gpu_memory_bytes = 0;
-    b.kv_memory_bytes = key.first;
-    if (max_model_len != 0) b.max_model_len = max_model_len;
-    return planned.emplace(key, plan(b)).first->second;
+    return planned.emplace(key, plan_at_kv_budget(in, budget, max_model_len)).first->second;
   };
   // A log may hold several start-ups (a failed one, then a retry): a budget printed after a
   // figure derived from one opens a new run, and each figure is checked against its own run's.
@@ -189,43 +208,37 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     return f.key == "available_kv_cache_gib" || f.key == "kv_cache_reserved_gib";
   };
   std::vector<size_t> run_of(log.figures.size(), 0);
-  for (size_t i = 0, run = 0, derived_seen = 0; i < log.figures.size(); ++i) {
+  size_t runs = 1;
+  for (size_t i = 0, derived_seen = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
     if (is_budget(f) && derived_seen != 0) {
-      ++run;
+      ++runs;
       derived_seen = 0;
     }
     if (f.key == "gpu_kv_cache_tokens" || f.key == "gpu_blocks" || f.key == "max_concurrency")
       derived_seen = 1;
-    run_of[i] = run;
+    run_of[i] = runs - 1;
   }
-  // Every worker prints its budget; vLLM keeps the fewest blocks, so the run's smallest counts.
-  const auto budget_of = [&](size_t run) -> const PrintedFigure* {
-    const PrintedFigure* budget = nullptr;
-    for (size_t i = 0; i < log.figures.size(); ++i) {
-      if (run_of[i] == run && is_budget(log.figures[i]) &&
-          (budget == nullptr || log.figures[i].value < budget->value))
-        budget = &log.figures[i];
-    }
-    return budget;
-  };
-  // Pipeline stages print their own budgets (workers rank = stage x tp + t): each stage's blocks
-  // at its own budget, and the fewest count (vLLM takes the minimum over workers). Empty unless
-  // every stage of the run printed one.
-  const auto stage_budgets = [&](size_t run) {
-    std::vector<double> stage_gib(in.pipeline_parallel, 0);
-    for (size_t i = 0; i < log.figures.size(); ++i) {
-      const PrintedFigure& f = log.figures[i];
-      uint64_t rank = 0;
-      if (run_of[i] != run || f.key != "available_kv_cache_gib" || !count_of(&f.detail, rank)) continue;
-      const size_t stage = static_cast<size_t>(rank / in.tensor_parallel);
-      if (stage < stage_gib.size() && (stage_gib[stage] == 0 || f.value < stage_gib[stage]))
-        stage_gib[stage] = f.value;
-    }
-    const bool all = in.pipeline_parallel > 1 &&
-                     std::all_of(stage_gib.begin(), stage_gib.end(), [](double g) { return g > 0; });
-    return all ? stage_gib : std::vector<double>{};
-  };
+  // Each run's budget: every worker prints one and vLLM keeps the fewest blocks, so the smallest
+  // counts. Pipeline stages print their own (worker rank = stage x tp + t): each stage's blocks at
+  // its own budget, the fewest counting; `stage_gib` of a run is empty unless every stage printed.
+  std::vector<const PrintedFigure*> budget_of(runs, nullptr);
+  std::vector<std::vector<double>> stage_gib(runs, std::vector<double>(in.pipeline_parallel, 0));
+  for (size_t i = 0; i < log.figures.size(); ++i) {
+    const PrintedFigure& f = log.figures[i];
+    if (!is_budget(f)) continue;
+    const PrintedFigure*& budget = budget_of[run_of[i]];
+    if (budget == nullptr || f.value < budget->value) budget = &f;
+    uint64_t rank = 0;
+    if (f.key != "available_kv_cache_gib" || !count_of(&f.detail, rank)) continue;
+    std::vector<double>& stages = stage_gib[run_of[i]];
+    const size_t stage = static_cast<size_t>(rank / in.tensor_parallel);
+    if (stage < stages.size() && (stages[stage] == 0 || f.value < stages[stage])) stages[stage] = f.value;
+  }
+  for (std::vector<double>& stages : stage_gib) {
+    if (in.pipeline_parallel == 1 || std::any_of(stages.begin(), stages.end(), [](double g) { return g == 0; }))
+      stages.clear();
+  }
   const bool card = !in.gpu_id.empty() || in.gpu_memory_bytes != 0;
   Result<PlanReport> own = card ? plan(in) : Result<PlanReport>::failure({});
   if (card && own.ok && !own.value.estimate.shape.weights.method.empty() && in.weight_dtype == "fp8") {
@@ -240,7 +253,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
 
   for (size_t i = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
-    if (&f == budget_of(run_of[i])) {
+    if (&f == budget_of[run_of[i]]) {
       if (own.ok)
         x.direct(f, "KV cache memory per GPU", "GiB", gib(own.value.kv_pool_bytes), estimated);
       else if (!card)
@@ -277,13 +290,13 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   // when they printed them, else from `b` on every GPU.
   const auto at = [&](size_t run, uint64_t max_model_len, auto pick) {
     return [&, run, max_model_len, pick](uint64_t b) -> Result<double> {
-      const std::vector<double> stages = stage_budgets(run);
+      const std::vector<double>& stages = stage_gib[run];
       if (stages.empty()) {
         const Result<PlanReport> p = at_budget(b, max_model_len);
         if (!p.ok) return Result<double>::failure(p.error);
         return Result<double>::success(pick(p.value, p.value.num_blocks));
       }
-      const double shift_gib = static_cast<double>(b) / kGiB - budget_of(run)->value;
+      const double shift_gib = static_cast<double>(b) / kGiB - budget_of[run]->value;
       uint64_t blocks = UINT64_MAX;
       Result<PlanReport> last = Result<PlanReport>::failure({});
       for (size_t s = 0; s < stages.size(); ++s) {
@@ -297,7 +310,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   };
   for (size_t i = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
-    const PrintedFigure* budget = budget_of(run_of[i]);
+    const PrintedFigure* budget = budget_of[run_of[i]];
     if (budget != nullptr && f.key == "gpu_kv_cache_tokens") {
       x.from_budget(f, "GPU KV cache size", "tokens", *budget, kGiB,
                     at(run_of[i], 0, [](const PlanReport& p, uint64_t blocks) {
@@ -312,10 +325,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                     "vLLM's page for this model differs from kvscope's");
     } else if (budget != nullptr && f.key == "max_concurrency") {
       uint64_t len = 0;
-      std::string digits;
-      for (char c : f.detail)
-        if (c != ',') digits += c;
-      count_of(&digits, len);
+      count_of(&f.detail, len);
       x.from_budget(f, "Maximum concurrency for " + f.detail + " tokens per request", "x", *budget,
                     kGiB,
                     at(run_of[i], len, [](const PlanReport& p, uint64_t blocks) {
@@ -328,10 +338,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       // No budget printed: the concurrency still follows from the tokens the line before printed.
       const PrintedFigure& tokens = log.figures[i - 1];
       uint64_t len = 0;
-      std::string digits;
-      for (char c : f.detail)
-        if (c != ',') digits += c;
-      count_of(&digits, len);
+      count_of(&f.detail, len);
       const Result<PlanReport> p = at_budget(uint64_t{1} << 30, len);
       if (p.ok && p.value.kv_pool_tokens > 0)
         x.direct(f, "Maximum concurrency for " + f.detail + " tokens per request", "x",
@@ -353,7 +360,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                     "vLLM's pages for this model differ from kvscope's");
     }
   }
-  const PrintedFigure* budget = log.figures.empty() ? nullptr : budget_of(run_of.back());
+  const PrintedFigure* budget = budget_of.back();
   // Calibration: the measured budget, itemised where the log prints its profile.
   const PrintedFigure* total = log.figure("total_gpu_memory_gib");
   const PrintedFigure* weights = log.figure("weights_gib");
@@ -485,56 +492,20 @@ void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Ex
   for (const DeviceBuffers& d : p.value.devices) state += static_cast<double>(d.state_bytes);
   double kv = 0;
   for (const DeviceBuffers& d : p.value.devices) kv += static_cast<double>(d.kv_bytes);
-  PrintedFigure size_total;
-  double printed_size = 0;
-  size_t caches = 0;
-  for (const PrintedFigure& f : log.figures) {
-    if (f.key == "kv_size_mib") {
-      if (caches++ == 0) size_total = f;
-      printed_size += f.value;
-    }
-  }
+  const std::string layers_differ = "llama.cpp's cells or layer types for this model differ from kvscope's";
+  size_t caches = 0, buffer_lines = 0, rs_lines = 0;
+  const PrintedFigure size_total = summed(log, "kv_size_mib", caches);
+  const PrintedFigure buffers = summed(log, "kv_buffer_mib", buffer_lines);
   if (caches > 0) {
-    size_total.value = printed_size;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", printed_size);
-    size_total.text = buf;
     x.direct(size_total, caches > 1 ? "K and V caches, all " + std::to_string(caches) + " together" : "K and V cache size",
-             "MiB", mib(kv), "llama.cpp's cells or layer types for this model differ from kvscope's");
-  }
-  double buffers = 0;
-  PrintedFigure first_buffer;
-  size_t buffer_lines = 0;
-  for (const PrintedFigure& f : log.figures) {
-    if (f.key != "kv_buffer_mib") continue;
-    if (buffer_lines++ == 0) first_buffer = f;
-    buffers += f.value;
-  }
-  if (buffer_lines > 0 && caches == 0) {
-    first_buffer.value = buffers;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", buffers);
-    first_buffer.text = buf;
-    x.direct(first_buffer, buffer_lines > 1 ? "KV buffers, every device" : "KV buffer size", "MiB",
-             mib(kv), "llama.cpp's cells or layer types for this model differ from kvscope's");
+             "MiB", mib(kv), layers_differ);
+  } else if (buffer_lines > 0) {
+    x.direct(buffers, buffer_lines > 1 ? "KV buffers, every device" : "KV buffer size", "MiB", mib(kv), layers_differ);
   }
   // The recurrent state: its size line, else every device's buffer together.
-  PrintedFigure rs_total;
-  size_t rs_lines = 0;
-  for (const PrintedFigure& f : log.figures) {
-    if (f.key != "rs_buffer_mib") continue;
-    if (rs_lines++ == 0) rs_total = f;
-    else rs_total.value += f.value;
-  }
-  if (const PrintedFigure* size = log.figure("rs_size_mib")) {
-    rs_total = *size;
-    rs_lines = 1;
-  } else if (rs_lines > 1) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", rs_total.value);
-    rs_total.text = buf;
-  }
-  if (rs_lines > 0)
+  const PrintedFigure* state_size = log.figure("rs_size_mib");
+  const PrintedFigure rs_total = state_size != nullptr ? *state_size : summed(log, "rs_buffer_mib", rs_lines);
+  if (state_size != nullptr || rs_lines > 0)
     x.direct(rs_total, rs_lines > 1 ? "recurrent-state buffers, every device" : "recurrent-state memory", "MiB",
              mib(state), "llama.cpp's state sizes for this model differ from kvscope's");
   if (const PrintedFigure* t = log.figure("n_ctx_train"))
@@ -551,19 +522,14 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   const bool sglang = log.engine == "sglang";
   in.engine = log.engine;
   uint64_t n = 0;
-  if (count_of(log.argument(sglang ? "tp_size" : "tp_size"), n) && n > 0 && n <= 65536)
+  if (count_of(log.argument("tp_size"), n) && n > 0 && n <= 65536)
     in.tensor_parallel = static_cast<uint32_t>(n);
   if (const std::string* kv = log.argument("kv_cache_dtype"); kv != nullptr && *kv != "auto")
     in.model.kv_dtype = *kv;
   if (const PrintedFigure* c = log.figure("sglang_context_len")) in.max_model_len = static_cast<uint64_t>(c->value);
   r.arguments = {{"tensor_parallel", std::to_string(in.tensor_parallel)}, {"kv_cache_dtype", in.model.kv_dtype}};
   const auto tokens_in = [&in](uint64_t bytes) -> Result<double> {
-    PlanInput b = in;
-    b.gpu_id.clear();
-    b.gpu_memory_bytes = 0;
-    b.kv_memory_bytes = std::max<uint64_t>(1, bytes);
-    if (b.max_model_len == 0) b.max_model_len = 1024;
-    const Result<PlanReport> p = plan(b);
+    const Result<PlanReport> p = plan_at_kv_budget(in, bytes, in.max_model_len == 0 ? 1024 : 0);
     if (!p.ok) return Result<double>::failure(p.error);
     return Result<double>::success(static_cast<double>(p.value.kv_pool_tokens));
   };
@@ -578,12 +544,7 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     } else if (tokens != nullptr && k != nullptr && v != nullptr) {
       PrintedFigure both = *k;
       both.value = k->value + v->value;
-      both.text = shortest_decimal(both.value);
-      if (decimals_of(k->text) > decimals_of(both.text)) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.*f", decimals_of(k->text), both.value);
-        both.text = buf;
-      }
+      both.text = as_printed(both.value, k->text);
       x.from_budget(*tokens, "tokens the K and V buffers hold (#tokens)", "tokens", both, kGiB,
                     tokens_in, "SGLang's cell for this model differs from kvscope's",
                     0.5 * (std::pow(10.0, -decimals_of(k->text)) + std::pow(10.0, -decimals_of(v->text))));

@@ -234,10 +234,11 @@ class Reader {
     if (line.find("is greater than the derived max_model_len") != std::string_view::npos) {
       engine("vllm");
       read("error_user_max_model_len", line, "max_model_len (", n);
-      read("error_derived_max_model_len", line, "derived max_model_len (", n);
+      // "derived max_model_len (max_position_embeddings=32768 or ...)": the first number after it.
       std::string text;
       double value = 0;
-      if (number_after(line, "=", text, value, line.find("derived max_model_len (")))
+      const size_t at = line.find("derived max_model_len (");
+      if (number_after(line, "(", text, value, at) || number_after(line, "=", text, value, at))
         figure("error_derived_max_model_len", text, value, n);
     }
     // kv_cache_utils.py: "Auto-fit max_model_len: reduced from A to B to fit in available GPU
@@ -280,10 +281,13 @@ class Reader {
         out.model = name;
       }
     }
-    for (const char* key : {"n_ctx_train", "n_layer", "n_head_kv", "n_embd_head_k",
-                            "n_embd_head_v", "n_swa", "n_ctx", "n_seq_max", "n_ubatch",
-                            "n_ctx_per_seq", "n_ctx_seq"}) {
-      const std::string marker = std::string(": ") + key + " ";
+    // "print_info: n_ctx_train      = 131072", "llama_context: n_ctx         = 4096"
+    static constexpr std::pair<const char*, const char*> kHyper[] = {
+        {"n_ctx_train", ": n_ctx_train "}, {"n_layer", ": n_layer "}, {"n_head_kv", ": n_head_kv "},
+        {"n_embd_head_k", ": n_embd_head_k "}, {"n_embd_head_v", ": n_embd_head_v "},
+        {"n_swa", ": n_swa "}, {"n_ctx", ": n_ctx "}, {"n_seq_max", ": n_seq_max "},
+        {"n_ubatch", ": n_ubatch "}, {"n_ctx_per_seq", ": n_ctx_per_seq "}, {"n_ctx_seq", ": n_ctx_seq "}};
+    for (const auto& [key, marker] : kHyper) {
       const size_t at = line.find(marker);
       if (at == std::string_view::npos) continue;
       const size_t eq = line.find('=', at);
@@ -292,8 +296,10 @@ class Reader {
       if (eq != std::string_view::npos && number_after(line, "=", text, value, eq))
         figure(key, text, value, n);
     }
-    for (const char* key : {"kv_unified", "flash_attn", "swa_full", "causal_attn"}) {
-      const std::string marker = std::string(" ") + key + " ";
+    static constexpr std::pair<const char*, const char*> kSwitches[] = {
+        {"kv_unified", " kv_unified "}, {"flash_attn", " flash_attn "}, {"swa_full", " swa_full "},
+        {"causal_attn", " causal_attn "}};
+    for (const auto& [key, marker] : kSwitches) {
       const size_t at = line.find(marker);
       if (at == std::string_view::npos) continue;
       const size_t eq = line.find('=', at);

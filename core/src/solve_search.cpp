@@ -326,11 +326,8 @@ std::vector<std::pair<uint32_t, uint32_t>> layouts(const Search& s) {
   return out;
 }
 
-// An option of the report from a trial with `dp` replicas: its plan once more at that size for
-// the launch command (and the verdict on the whole target), its speed, its price.
-Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t, uint64_t dp,
-                              Planner& plan) {
-  const uint64_t n = s.options.concurrency;
+// What an option says of its trial: the card, the replica's layout and choices, its memory.
+SolveOption trial_option(const Search& s, const Card& card, const Trial& t, uint64_t dp) {
   SolveOption o;
   o.gpu_id = card.id;
   o.gpu_name = card.name;
@@ -338,15 +335,24 @@ Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t,
   o.pp = t.pp;
   o.dp = dp;
   o.gpus = t.replica_gpus() * dp;
-  o.kv_dtype = t.kv_name;
+  o.kv_dtype = t.kv_name.empty() ? s.kv_choices[t.kv].name : t.kv_name;
   o.weight_dtype = s.weight_choices[t.weight].served;
   o.weights_choice = s.weight_choices[t.weight].choice;
   o.checkpoint = s.weight_choices[t.weight].model_id;
   o.max_model_len = t.max_model_len;
-  o.utilization = t.utilization;
   o.weights_bytes_per_gpu = t.weights_bytes;
   o.kv_pool_bytes_per_gpu = t.pool_bytes;
   o.max_concurrency = t.fit * static_cast<double>(dp);
+  return o;
+}
+
+// An option of the report from a trial with `dp` replicas: its plan once more at that size for
+// the launch command (and the verdict on the whole target), its speed, its price.
+Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t, uint64_t dp,
+                              Planner& plan) {
+  const uint64_t n = s.options.concurrency;
+  SolveOption o = trial_option(s, card, t, dp);
+  o.utilization = t.utilization;
   const uint64_t holds = t.capacity * dp;
   o.meets_target = t.works && holds >= n && t.dp <= dp;
   o.margin = static_cast<double>(holds) / static_cast<double>(n) - 1;
@@ -401,21 +407,7 @@ Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t,
 // Why `t` with fewer GPUs than `best` falls short: its replica fails, or as many replicas as stay
 // under `best` hold too few sequences or decode too slowly.
 SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, uint64_t best) {
-  SolveOption o;
-  o.gpu_id = card.id;
-  o.gpu_name = card.name;
-  o.tp = t.tp;
-  o.pp = t.pp;
-  o.kv_dtype = t.kv_name.empty() ? s.kv_choices[t.kv].name : t.kv_name;
-  o.weight_dtype = s.weight_choices[t.weight].served;
-  o.weights_choice = s.weight_choices[t.weight].choice;
-  o.checkpoint = s.weight_choices[t.weight].model_id;
-  o.max_model_len = t.max_model_len;
-  o.weights_bytes_per_gpu = t.weights_bytes;
-  o.kv_pool_bytes_per_gpu = t.pool_bytes;
-  o.dp = t.works ? std::max<uint64_t>(1, (best - 1) / t.replica_gpus()) : 1;
-  o.gpus = t.replica_gpus() * o.dp;
-  o.max_concurrency = t.fit * static_cast<double>(o.dp);
+  SolveOption o = trial_option(s, card, t, t.works ? std::max<uint64_t>(1, (best - 1) / t.replica_gpus()) : 1);
   o.priced = card.priced;
   o.usd_per_hour = card.usd_per_hour * static_cast<double>(o.gpus);
   const uint64_t n = s.options.concurrency;

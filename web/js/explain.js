@@ -4,18 +4,12 @@
 // plan into the page's scenario.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { stateOfExplain, uncalibrated } from './state.js';
+import { modelSource, stateOfExplain, uncalibrated } from './state.js';
 import { explainView } from './views/explain.js';
 import { $, errorLine, page, update } from './page.js';
 
 const MAX_LOG_BYTES = 16 * 1024 * 1024;  // the core refuses more; a file is checked before reading
 let logName = 'pasted log';
-
-/** The model the page shows, as a request source (used when the log names none). */
-function pageModel() {
-  const s = page.state;
-  return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
-}
 
 let worker = null;
 let asked = 0;
@@ -50,7 +44,7 @@ export async function runExplain() {
     return;
   }
   $('explain-status').hidden = false;
-  const fallback = pageModel();
+  const fallback = modelSource(page.state);  // for a log that names no model
   const configText = page.state.config;
   const mine = asked + 1;
   let answer;

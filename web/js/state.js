@@ -177,7 +177,7 @@ export function toHash(state) {
 }
 
 /** The request's model source: a catalogue id or an in-memory config.json. */
-function modelSource(s) {
+export function modelSource(s) {
   return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
 }
 
