@@ -105,6 +105,16 @@ std::string engine_catalog_to_json() {
     w.field("load_time_weight_dtypes", e.load_time_weight_dtypes);
     w.field("checkpoint_methods", e.checkpoint_methods);
     w.field("one_server", e.one_server);
+    w.key("versions").begin_array();
+    for (const EngineVersion& v : e.versions) {
+      w.begin_object();
+      w.field("id", v.id);
+      w.field("label", v.label);
+      w.field("releases", v.releases);
+      w.field("differs", v.differs);
+      w.end_object();
+    }
+    w.end_array();
     w.end_object();
   }
   return end_catalog(w);

@@ -15,7 +15,12 @@
 namespace kvscope::engines {
 namespace {
 
-constexpr uint64_t kContextPad = 256;  // llama-context.cpp: n_ctx = GGML_PAD(n_ctx, 256)
+// The cells a cache is padded to: 256 (llama-context.cpp n_ctx = GGML_PAD(n_ctx, 256), and every
+// cache since PR #17046); builds of 2025 padded to 256 with flash attention and 32 without
+// (llama_kv_cache_unified::get_padding, PR #7257, until PR #16812).
+uint64_t context_pad(const PlanInput& in) {
+  return in.engine_version == "2025" && !in.llama_cpp.flash_attn ? 32 : 256;
+}
 
 // `n` rounded up to a multiple of `to`; overflowed when that passes 2^64-1.
 CheckedU64 pad(uint64_t n, uint64_t to) { return CheckedU64(ceil_div(n, to)) * to; }
@@ -35,9 +40,9 @@ bool llamacpp_windows(const std::string& model_type) {
 // Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
 // stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
 CheckedU64 stream_cells(uint64_t n_ctx, const PlanInput& in) {
-  const CheckedU64 ctx = pad(n_ctx, kContextPad);
+  const CheckedU64 ctx = pad(n_ctx, context_pad(in));
   if (in.llama_cpp.kv_unified || ctx.overflowed()) return ctx;
-  return pad(ctx.value() / in.llama_cpp.parallel, kContextPad);
+  return pad(ctx.value() / in.llama_cpp.parallel, context_pad(in));
 }
 
 Result<uint64_t> too_large(const char* field, const char* what) {
@@ -91,11 +96,11 @@ Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const D
     const Result<uint64_t> per_cell = kv_bytes_per_token_per_layer(l, k, v);
     if (!per_cell.ok) return R::failure(per_cell.error);
     uint64_t layer_cells = cells;
-    if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), 256)
+    if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), pad)
       const CheckedU64 swa_cells =
           CheckedU64(l.window_tokens) * (in.llama_cpp.kv_unified ? n_seq : 1) + in.llama_cpp.ubatch;
       if (!swa_cells.overflowed()) {
-        layer_cells = pad(std::min(cells, swa_cells.value()), kContextPad).value();
+        layer_cells = pad(std::min(cells, swa_cells.value()), context_pad(in)).value();
       }
     }
     // llama_memory_recurrent: one R and S state per sequence, in f32.
@@ -165,8 +170,13 @@ std::string gguf_file_name(const PlanInput& in, const PlanReport& r,
 
 }  // namespace
 
-Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& given) {
   using R = Result<PlanReport>;
+  // Builds of 2025 also kept an MLA V cache and offloaded the first layers with -ngl.
+  PlanInput in = given;
+  in.engine_version = r.engine_version;
+  if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
+  const uint64_t cell_pad = context_pad(in);
   if (in.llama_cpp.parallel == 0)
     return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
   constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
@@ -282,8 +292,8 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     }
     return true;
   };
-  r.max_context = largest_fitting(kContextPad, kMaxSearchTokens, fits_at);
-  r.max_model_len_that_fits = r.max_context / kContextPad * kContextPad;
+  r.max_context = largest_fitting(cell_pad, kMaxSearchTokens, fits_at);
+  r.max_model_len_that_fits = r.max_context / cell_pad * cell_pad;
   if (!r.starts) {
     r.startup_error =
         "the K and V buffers (" + format_gib(total_buffers.value) +
@@ -292,7 +302,7 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
         format_gib(r.gpu_memory_bytes) +
         ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
   }
-  r.notes.push_back("llama.cpp: n_ctx padded to 256 cells, " +
+  r.notes.push_back("llama.cpp: n_ctx padded to " + std::to_string(cell_pad) + " cells, " +
                     std::string(in.llama_cpp.kv_unified ? "one unified cache for "
                                                         : "one stream per sequence for ") +
                     std::to_string(in.llama_cpp.parallel) +
@@ -344,6 +354,8 @@ LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::str
     // takes on|off|auto since the 2025 change, a bare switch before.
     if (v.ok && v.value.block_values > 1) w.insert(w.end(), {"-fa", "on"});
   }
+  if (!in.llama_cpp.flash_attn && std::find(w.begin(), w.end(), "-fa") == w.end())
+    w.insert(w.end(), {"-fa", "off"});
   if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
   // Every layer on the GPUs, as the plan sizes them: builds before -ngl's "auto" default kept
   // layers on the CPU unless told.

@@ -28,6 +28,10 @@ inline uint64_t left_after(uint64_t budget, CheckedU64 used) {
 // Each fills the budget and capacity fields of `r` for one GPU holding `gpu_shape`, whose
 // weights are r.weights_bytes; r.block_size_tokens and r.max_model_len are already set.
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+// vLLM's V0 engine (0.7 and earlier, VLLM_USE_V1=0 later): blocks that span every layer;
+// `mla_row_align` pads MLA rows to 256 bytes (VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1, 0.7).
+Result<PlanReport> plan_vllm_v0(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in,
+                                bool mla_row_align);
 Result<PlanReport> plan_plain(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
 Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
 Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& gpu_shape,

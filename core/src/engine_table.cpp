@@ -3,6 +3,8 @@
 #include "engine_profiles.hpp"
 #include "one_of.hpp"
 
+#include <cstdint>
+
 namespace kvscope {
 
 namespace engines {
@@ -95,6 +97,24 @@ const std::vector<EngineProfile> kEngines = [] {
   vllm.info.kv_dtype_choices = {"auto", "fp8"};
   vllm.info.load_time_weight_dtypes = {"fp8"};
   vllm.info.checkpoint_methods = {"*"};
+  // What changed in vLLM's cache arithmetic, by release line (engine-formulas.md §1.5-1.7).
+  vllm.info.versions = {
+      {"0.16", "0.16 and later (current; 0.10-0.13 count alike)", "0.10-0.13, 0.16-",
+       "every worker checks max_model_len against its own stage's layers "
+       "(kv_cache_utils.py get_kv_cache_configs, _project_kv_cache_groups_to_worker)"},
+      {"0.14", "0.14-0.15", "0.14-0.15",
+       "the start-up check counts every layer of the model against each pipeline stage's memory "
+       "(PR #29431; fixed by PR #33698, vLLM issues #32105, #34076)"},
+      {"0.8", "0.8-0.9 (V1, no hybrid allocator)", "0.8-0.9",
+       "sliding-window and chunked layers keep full-length blocks; GPU KV cache size is blocks x "
+       "block size and concurrency that over max_model_len (_get_kv_cache_config_uniform_type)"},
+      {"v0", "V0 engine (VLLM_USE_V1=0, 0.8-0.10)", "",
+       "one block spans every layer (# GPU blocks), --swap-space holds # CPU blocks, concurrency "
+       "is blocks x block size over max_model_len, and a max_model_len past those tokens does not "
+       "start (vllm/worker/worker.py, vllm/executor/executor_base.py)"},
+      {"0.7", "0.7 and earlier (V0 engine)", "0.0-0.7",
+       "as the V0 engine, and MLA rows padded to 256 bytes while VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1, "
+       "its default (vllm/worker/cache_engine.py; removed by PR #14842 for 0.8)"}};
 
   EngineProfile& sglang = rows[1];
   sglang.info.id = "sglang";
@@ -159,6 +179,15 @@ const std::vector<EngineProfile> kEngines = [] {
   // llama-quantize), named by their type in the launch command.
   llamacpp.info.kv_dtype_choices = {"auto", "q8_0"};
   llamacpp.info.load_time_weight_dtypes = {"q8_0", "q4_k_m"};
+  llamacpp.info.versions = {
+      {"2026", "builds of 2026 (current)", "",
+       "every cache padded to 256 cells (PR #17046, Nov 2025), MLA without a V cache (PR #19067), "
+       "-ngl offloads the output layer first (PR #18148); for builds between, --mla-v-cache and "
+       "--output-layer-last"},
+      {"2025", "builds before Oct 28, 2025", "",
+       "caches padded to 256 cells with flash attention and to 32 without (PR #7257, until PR "
+       "#16812; builds of Oct 28 - Nov 6 padded none); MLA kept a V cache and -ngl offloaded the "
+       "first layers"}};
 
   EngineProfile& plain = rows[4];
   plain.info.id = "plain";
@@ -186,6 +215,65 @@ const EngineProfile* find_engine_profile(std::string_view id) {
   for (const EngineProfile& e : kEngines)
     if (e.info.id == id) return &e;
   return nullptr;
+}
+
+namespace {
+
+// "0.15.2rc1.dev93+g11a4c9d30" -> 15 (minor x 1 + major x 1000); -1 when not a release number.
+int release_number(std::string_view text) {
+  if (!text.empty() && text[0] == 'v') text.remove_prefix(1);
+  int major = 0, minor = 0;
+  size_t i = 0, digits = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4; ++i, ++digits)
+    major = major * 10 + (text[i] - '0');
+  if (digits == 0 || i >= text.size() || text[i] != '.') return -1;
+  digits = 0;
+  for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4; ++i, ++digits)
+    minor = minor * 10 + (text[i] - '0');
+  return digits == 0 ? -1 : major * 1000 + minor;
+}
+
+// Whether "0.10-0.13, 0.16-" covers release `n`.
+bool covers(std::string_view ranges, int n) {
+  while (!ranges.empty()) {
+    const size_t comma = ranges.find(',');
+    std::string_view range = ranges.substr(0, comma);
+    while (!range.empty() && range.front() == ' ') range.remove_prefix(1);
+    const size_t dash = range.find('-');
+    const int lo = release_number(range.substr(0, dash));
+    const int hi = dash == std::string_view::npos ? lo
+                   : dash + 1 == range.size()     ? INT32_MAX
+                                                  : release_number(range.substr(dash + 1));
+    if (lo >= 0 && hi >= 0 && lo <= n && n <= hi) return true;
+    if (comma == std::string_view::npos) break;
+    ranges.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<const EngineVersion*> resolve_engine_version(const EngineInfo& engine,
+                                                    std::string_view given) {
+  using R = Result<const EngineVersion*>;
+  if (engine.versions.empty()) {
+    if (given.empty()) return R::success(nullptr);
+    return R::failure(make_error(kInvalidValue, "engine_version",
+                                 std::string(engine.label) + " has one version in kvscope"));
+  }
+  if (given.empty()) return R::success(&engine.versions.front());
+  for (const EngineVersion& v : engine.versions)
+    if (v.id == given) return R::success(&v);
+  if (const int n = release_number(given); n >= 0) {
+    for (const EngineVersion& v : engine.versions)
+      if (covers(v.releases, n)) return R::success(&v);
+  }
+  std::string known;
+  for (const EngineVersion& v : engine.versions) known += (known.empty() ? "" : ", ") + std::string(v.id);
+  return R::failure(make_error(kInvalidValue, "engine_version",
+                               quote_user_text(std::string(given)) + " is not a " +
+                                   std::string(engine.label) + " version kvscope models (" +
+                                   known + ", or a release number they cover)"));
 }
 
 const std::vector<EngineInfo>& engine_catalog() {

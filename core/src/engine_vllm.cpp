@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine_profiles.hpp"
+#include "kvscope/parallelism.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::engines {
@@ -37,6 +38,36 @@ struct VllmType {
   uint64_t block = 0;       // tokens per block (grown by page unification)
   uint64_t layers = 0;
 };
+
+// The groups of one GPU's layers: the spec types, the common page, layers per group, groups.
+struct VllmLayout {
+  std::vector<VllmType> types;
+  uint64_t page = 0;
+  uint64_t group_size = 0;
+  uint64_t num_groups = 0;
+};
+
+// What differs between vLLM's release lines (engine_table.cpp lists them).
+struct VllmRelease {
+  bool v0 = false;                     // the V0 engine's blocks (engine_vllm_v0.cpp)
+  bool mla_row_align = false;          // 0.7: MLA rows padded to 256 bytes
+  bool hybrid_allocator = true;        // windowed layers keep windowed blocks (0.10 on)
+  bool concurrency_by_tokens = false;  // 0.8: blocks x block size over max_model_len
+  bool see_sentence = true;            // the refusal ends with the docs link (0.10 on)
+  bool whole_model_check = false;      // 0.14-0.15: every layer against a stage's memory
+};
+
+VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
+  VllmRelease out;
+  const std::string& v = r.engine_version;
+  out.v0 = v == "v0" || v == "0.7";
+  out.mla_row_align = v == "0.7" && options.mla_cuda_mem_align_kv_cache;
+  out.hybrid_allocator = !out.v0 && v != "0.8";
+  out.concurrency_by_tokens = v == "0.8";
+  out.see_sentence = out.hybrid_allocator;
+  out.whole_model_check = v == "0.14";
+  return out;
+}
 
 // `vllm serve`'s batch defaults for the card (EngineArgs.get_batch_defaults): H100-class cards
 // (70 GiB or more, not an A100) get max_num_batched_tokens 8192 and max_num_seqs 1024, the rest
@@ -95,6 +126,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         "initializing the engine.";
     return R::success(std::move(r));
   }
+  const VllmRelease release = vllm_release(r, in.vllm);
+  if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
 
   // Hybrid attention + Mamba models: the attention block grows until its page holds a Mamba state,
   // then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
@@ -131,102 +164,118 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
 
   // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
   // Mamba layers are their own type (kind kNone here) with the padded page.
-  std::vector<VllmType> types;
-  auto add_layer = [&types](const VllmType& t) {
-    auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
-      return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
-    });
-    if (same == types.end()) {
-      types.push_back(t);
-      types.back().layers = 1;
-    } else {
-      ++same->layers;
-    }
-  };
+  const bool windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
   const Error page_too_large =
       make_error(kOutOfRange, "block_size_tokens", "one block's bytes exceed 2^64-1");
-  for (const LayerSpec& l : shape.layers) {
-    if (l.state != StateKind::kNone) {
-      const CheckedU64 padded =
-          attention_per_token == 0 ? CheckedU64(mamba_page) : CheckedU64(bs) * attention_per_token;
-      if (padded.overflowed()) return R::failure(page_too_large);
-      add_layer(VllmType{AttentionKind::kNone, 0, padded.value(), 1});
+  // The groups vLLM makes of `layers` (kv_cache_utils.py get_kv_cache_groups); `notes` says how.
+  auto layout_of = [&](const std::vector<LayerSpec>& layers,
+                       std::vector<std::string>* notes) -> Result<VllmLayout> {
+    using RL = Result<VllmLayout>;
+    VllmLayout out;
+    std::vector<VllmType>& types = out.types;
+    auto add_layer = [&types](const VllmType& t) {
+      auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
+        return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
+      });
+      if (same == types.end()) {
+        types.push_back(t);
+        types.back().layers = 1;
+      } else {
+        ++same->layers;
+      }
+    };
+    for (const LayerSpec& l : layers) {
+      if (l.state != StateKind::kNone) {
+        const CheckedU64 padded = attention_per_token == 0 ? CheckedU64(mamba_page)
+                                                           : CheckedU64(bs) * attention_per_token;
+        if (padded.overflowed()) return RL::failure(page_too_large);
+        add_layer(VllmType{AttentionKind::kNone, 0, padded.value(), 1});
+      }
+      if (!l.keeps_tokens()) continue;
+      VllmType t;
+      t.kind = l.windowed() && windowed_blocks ? l.attention : AttentionKind::kFull;
+      t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
+      const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
+      if (!per_token.ok) return RL::failure(per_token.error);
+      const CheckedU64 page = CheckedU64(per_token.value) * bs;
+      if (page.overflowed()) return RL::failure(page_too_large);
+      t.page_bytes = page.value();
+      add_layer(t);
     }
-    if (!l.keeps_tokens()) continue;
-    VllmType t;
-    t.kind = l.windowed() && !in.vllm.disable_hybrid_kv_cache_manager ? l.attention
-                                                                      : AttentionKind::kFull;
-    t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
-    const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
-    if (!per_token.ok) return R::failure(per_token.error);
-    const CheckedU64 page = CheckedU64(per_token.value) * bs;
-    if (page.overflowed()) return R::failure(page_too_large);
-    t.page_bytes = page.value();
-    add_layer(t);
-  }
-  if (types.empty())
-    return R::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
-  // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
-  // group whose page is the sum of every layer's page (kv_cache_utils.py).
-  const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
-    return t.kind == types[0].kind && t.window == types[0].window;
-  });
-  if (one_type && types.size() > 1) {
-    VllmType merged = types[0];
-    CheckedU64 page;
-    for (const VllmType& t : types) page += CheckedU64(t.page_bytes) * t.layers;
-    if (page.overflowed()) return R::failure(page_too_large);
-    merged.page_bytes = page.value();
-    merged.layers = 1;
-    types = {merged};
-  }
-  // Different page sizes (Gemma 4's two head sizes, MiMo's sliding heads): each smaller page's
-  // block grows until its page equals the largest (kv_cache_utils.py
-  // unify_kv_cache_spec_page_size); pages that do not divide the largest cannot be unified.
-  uint64_t page = 0;
-  for (const VllmType& t : types) page = std::max(page, t.page_bytes);
-  for (VllmType& t : types) {
-    t.block = bs;
-    if (t.page_bytes == page || t.page_bytes == 0) continue;
-    if (page % t.page_bytes != 0) {
-      return R::failure(make_error(kUnsupported, "engine",
-                                   "vllm: layer pages of " + std::to_string(t.page_bytes) +
-                                       " and " + std::to_string(page) +
-                                       " bytes do not divide, and vLLM cannot unify them"));
+    if (types.empty())
+      return RL::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
+    // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
+    // group whose page is the sum of every layer's page (kv_cache_utils.py).
+    const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
+      return t.kind == types[0].kind && t.window == types[0].window;
+    });
+    if (one_type && types.size() > 1) {
+      VllmType merged = types[0];
+      CheckedU64 page;
+      for (const VllmType& t : types) page += CheckedU64(t.page_bytes) * t.layers;
+      if (page.overflowed()) return RL::failure(page_too_large);
+      merged.page_bytes = page.value();
+      merged.layers = 1;
+      types = {merged};
     }
-    t.block = bs * (page / t.page_bytes);
-    t.page_bytes = page;
-    r.notes.push_back("page unification: " + std::string(attention_kind_name(t.kind)) +
-                      " layers get " + std::to_string(t.block) +
-                      "-token blocks so their page equals the largest (" + std::to_string(page) +
-                      " bytes)");
+    // Different page sizes (Gemma 4's two head sizes, MiMo's sliding heads): each smaller page's
+    // block grows until its page equals the largest (kv_cache_utils.py
+    // unify_kv_cache_spec_page_size); pages that do not divide the largest cannot be unified.
+    for (const VllmType& t : types) out.page = std::max(out.page, t.page_bytes);
+    for (VllmType& t : types) {
+      t.block = bs;
+      if (t.page_bytes == out.page || t.page_bytes == 0) continue;
+      if (out.page % t.page_bytes != 0) {
+        return RL::failure(make_error(kUnsupported, "engine",
+                                      "vllm: layer pages of " + std::to_string(t.page_bytes) +
+                                          " and " + std::to_string(out.page) +
+                                          " bytes do not divide, and vLLM cannot unify them"));
+      }
+      t.block = bs * (out.page / t.page_bytes);
+      t.page_bytes = out.page;
+      if (notes != nullptr) {
+        notes->push_back("page unification: " + std::string(attention_kind_name(t.kind)) +
+                         " layers get " + std::to_string(t.block) +
+                         "-token blocks so their page equals the largest (" +
+                         std::to_string(out.page) + " bytes)");
+      }
+    }
+    // Group size: the smallest layer count of a type, or the largest when counts are close
+    // (_get_kv_cache_groups_uniform_page_size); each type is cut into groups of that many layers.
+    uint64_t min_count = UINT64_MAX, max_count = 0;
+    for (const VllmType& t : types) {
+      min_count = std::min(min_count, t.layers);
+      max_count = std::max(max_count, t.layers);
+    }
+    out.group_size = types.size() == 1 ? types[0].layers
+                     : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count)
+                         ? max_count
+                         : min_count;
+    for (const VllmType& t : types) out.num_groups += ceil_div(t.layers, out.group_size);
+    return RL::success(std::move(out));
+  };
+  const Result<VllmLayout> own = layout_of(shape.layers, &r.notes);
+  if (!own.ok) return R::failure(own.error);
+  const VllmLayout& layout = own.value;
+  r.num_blocks = r.kv_pool_bytes / layout.page / layout.group_size;
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    r.notes.push_back("Overriding num_gpu_blocks=" + std::to_string(r.num_blocks) +
+                      " with num_gpu_blocks_override=" +
+                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
+    r.num_blocks = in.vllm.num_gpu_blocks_override;
   }
-  // Group size: the smallest layer count of a type, or the largest when counts are close
-  // (_get_kv_cache_groups_uniform_page_size); each type is cut into groups of that many layers.
-  uint64_t min_count = UINT64_MAX, max_count = 0;
-  for (const VllmType& t : types) {
-    min_count = std::min(min_count, t.layers);
-    max_count = std::max(max_count, t.layers);
-  }
-  const uint64_t group_size =
-      types.size() == 1                                                       ? types[0].layers
-      : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count
-                                                                              : min_count;
-  uint64_t num_groups = 0;
-  for (const VllmType& t : types) num_groups += ceil_div(t.layers, group_size);
-  r.num_blocks = r.kv_pool_bytes / page / group_size;
   uint64_t smallest_block = UINT64_MAX;
-  for (const VllmType& t : types) smallest_block = std::min(smallest_block, t.block);
-  r.kv_pool_tokens = r.num_blocks / num_groups * smallest_block;
+  for (const VllmType& t : layout.types) smallest_block = std::min(smallest_block, t.block);
+  r.kv_pool_tokens = r.num_blocks / layout.num_groups * smallest_block;
 
   // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
   auto held = [](CheckedU64 reach, uint64_t len) {
     return reach.overflowed() ? len : std::min(reach.value(), len);
   };
   // Blocks one request of `len` tokens needs across all groups (max_memory_usage_bytes per spec).
-  auto blocks_needed = [&](uint64_t len) {
+  auto blocks_needed = [&](const VllmLayout& groups, uint64_t len) {
     CheckedU64 blocks;
-    for (const VllmType& t : types) {
+    for (const VllmType& t : groups.types) {
       uint64_t per_group = 0;
       if (t.kind == AttentionKind::kNone) {
         // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
@@ -243,20 +292,40 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
       } else {
         per_group = ceil_div(len, t.block);
       }
-      blocks += CheckedU64(per_group) * ceil_div(t.layers, group_size);
+      blocks += CheckedU64(per_group) * ceil_div(t.layers, groups.group_size);
     }
     return blocks;
   };
+  // 0.14-0.15 check every layer of the model against each stage's memory.
+  VllmLayout whole;
+  if (release.whole_model_check && in.pipeline_parallel > 1) {
+    const Result<ModelShape> model = shard_shape(r.estimate.shape, in.tensor_parallel, 0, 1);
+    if (!model.ok) return R::failure(model.error);
+    const Result<VllmLayout> all = layout_of(model.value.layers, nullptr);
+    if (!all.ok) return R::failure(all.error);
+    whole = all.value;
+    r.notes.push_back(
+        "vLLM " + r.engine_version_label +
+        " checks max_model_len with every layer of the model against this stage's memory "
+        "(PR #29431, fixed by PR #33698)");
+  }
+  const VllmLayout& checked = whole.types.empty() ? layout : whole;
+  const auto needed_bytes = [&](uint64_t len) {
+    return blocks_needed(checked, len) * checked.group_size * checked.page;
+  };
   auto fits = [&](uint64_t len) {
-    const CheckedU64 needed = blocks_needed(len) * group_size * page;
+    const CheckedU64 needed = needed_bytes(len);
     return !needed.overflowed() && needed.value() <= r.kv_pool_bytes;
   };
-  const CheckedU64 needed = blocks_needed(r.max_model_len) * group_size * page;
+  const CheckedU64 needed = needed_bytes(r.max_model_len);
   if (needed.overflowed())
     return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
-  r.max_concurrency = static_cast<double>(r.num_blocks) /
-                      static_cast<double>(blocks_needed(r.max_model_len).value());
+  r.max_concurrency =
+      release.concurrency_by_tokens
+          ? static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len)
+          : static_cast<double>(r.num_blocks) /
+                static_cast<double>(blocks_needed(layout, r.max_model_len).value());
   r.starts = r.kv_bytes_needed <= r.kv_pool_bytes;
   r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
   r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
@@ -272,9 +341,11 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     }
     r.startup_error +=
         " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
-        "the "
-        "engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
-        "details.";
+        "the engine.";
+    if (release.see_sentence) {
+      r.startup_error +=
+          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+    }
   }
   return R::success(std::move(r));
 }
@@ -309,6 +380,9 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   LaunchCommand out;
   std::vector<std::string> w;
   if (in.allow_long_context) w.push_back("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  if (r.engine_version == "v0") w.push_back("VLLM_USE_V1=0");
+  if (r.engine_version == "0.7" && !in.vllm.mla_cuda_mem_align_kv_cache)
+    w.push_back("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0");
   w.insert(w.end(),
            {"vllm", "serve", std::string(model), "--max-model-len", std::to_string(r.max_model_len),
             "--gpu-memory-utilization", shortest_decimal(in.vllm.gpu_memory_utilization)});
@@ -348,6 +422,12 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--max-num-batched-tokens", std::to_string(in.vllm.max_num_batched_tokens)});
   }
   if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    w.insert(w.end(), {"--num-gpu-blocks-override", std::to_string(in.vllm.num_gpu_blocks_override)});
+  }
+  if (vllm_release(r, in.vllm).v0 && in.vllm.swap_space_bytes != VllmOptions{}.swap_space_bytes) {
+    w.insert(w.end(), {"--swap-space", shortest_decimal(static_cast<double>(in.vllm.swap_space_bytes) / kGiB)});
+  }
   if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
     w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
   out.command = shell_command(w);

@@ -54,7 +54,7 @@ bool count_of(const std::string* text, uint64_t& out) {
   std::string digits;
   for (char c : *text)
     if (c != ',') digits += c;
-  if (digits.empty() || digits.size() > 19) return false;
+  if (digits.empty() || digits.size() > 19 || digits[0] < '0' || digits[0] > '9') return false;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
   if (*end != '\0') return false;
@@ -161,9 +161,26 @@ Result<std::string> catalogue_model(const std::string& printed) {
 
 std::string gib_text(uint64_t bytes) { return shortest_decimal(std::round(gib(bytes) * 100) / 100); }
 
+// The vLLM line whose arithmetic the log follows: the V0 engine by its block lines or its name
+// (0.7 and earlier when the release says so), else the release it prints; empty: the current.
+std::string vllm_version_of(const LogReading& log) {
+  std::string id;
+  if (const EngineProfile* vllm = find_engine_profile("vllm"); vllm != nullptr && !log.version.empty()) {
+    const Result<const EngineVersion*> release = resolve_engine_version(vllm->info, log.version);
+    if (release.ok && release.value != nullptr) id = release.value->id;
+  }
+  const bool v0 = log.figure("gpu_blocks") != nullptr || log.figure("cpu_blocks") != nullptr ||
+                  log.argument("v0_engine") != nullptr;
+  if (v0) return id == "0.7" ? id : "v0";
+  return id;
+}
+
 // vLLM: the engine config line, the budget it measured and the figures it derived.
 void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
   in.engine = "vllm";
+  if (in.engine_version.empty()) in.engine_version = vllm_version_of(log);
+  if (const std::string* align = log.argument("mla_cuda_mem_align_kv_cache"); align != nullptr && *align == "0")
+    in.vllm.mla_cuda_mem_align_kv_cache = false;
   uint64_t n = 0;
   if (count_of(log.argument("tensor_parallel_size"), n) && n > 0 && n <= 65536)
     in.tensor_parallel = static_cast<uint32_t>(n);
@@ -176,6 +193,8 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                                                               count_of(&c->detail, n))
     in.max_model_len = n;
   if (count_of(log.argument("block_size"), n) && n > 0) in.block_size_tokens = n;
+  if (const std::string* swap = log.argument("swap_space"); swap != nullptr && std::atof(swap->c_str()) >= 0)
+    in.vllm.swap_space_bytes = static_cast<uint64_t>(std::atof(swap->c_str()) * kGiB);
   if (count_of(log.argument("max_num_batched_tokens"), n) && n > 0)
     in.vllm.max_num_batched_tokens = n;
   if (const std::string* kv = log.argument("kv_cache_dtype"); kv != nullptr && *kv != "auto")
@@ -308,6 +327,13 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       return Result<double>::success(pick(last.value, blocks));
     };
   };
+  // The pool figure (tokens or V0 blocks) printed last before figure `i`, in its run.
+  const auto pool_before = [&](size_t i) -> const PrintedFigure* {
+    for (size_t j = i; j-- > 0 && run_of[j] == run_of[i];)
+      if (log.figures[j].key == "gpu_kv_cache_tokens" || log.figures[j].key == "gpu_blocks")
+        return &log.figures[j];
+    return nullptr;
+  };
   for (size_t i = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
     const PrintedFigure* budget = budget_of[run_of[i]];
@@ -333,18 +359,31 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                              static_cast<double>(std::max<uint64_t>(1, p.num_blocks));
                     }),
                     "vLLM counts this model's blocks per request differently");
-    } else if (budget == nullptr && f.key == "max_concurrency" && i > 0 &&
-               log.figures[i - 1].key == "gpu_kv_cache_tokens") {
-      // No budget printed: the concurrency still follows from the tokens the line before printed.
-      const PrintedFigure& tokens = log.figures[i - 1];
+    } else if (budget == nullptr && f.key == "max_concurrency" && pool_before(i) != nullptr) {
+      // No budget printed: the concurrency still follows from the tokens or blocks printed before.
+      const PrintedFigure& pool = *pool_before(i);
+      const bool blocks = pool.key == "gpu_blocks";
       uint64_t len = 0;
       count_of(&f.detail, len);
       const Result<PlanReport> p = at_budget(uint64_t{1} << 30, len);
-      if (p.ok && p.value.kv_pool_tokens > 0)
+      const uint64_t ours = p.ok ? (blocks ? p.value.num_blocks : p.value.kv_pool_tokens) : 0;
+      if (ours > 0)
         x.direct(f, "Maximum concurrency for " + f.detail + " tokens per request", "x",
-                 p.value.max_concurrency * tokens.value / static_cast<double>(p.value.kv_pool_tokens),
+                 p.value.max_concurrency * pool.value / static_cast<double>(ours),
                  "vLLM counts this model's blocks per request differently",
-                 "from the " + tokens.text + " tokens of line " + std::to_string(tokens.line));
+                 "from the " + pool.text + (blocks ? " blocks" : " tokens") + " of line " +
+                     std::to_string(pool.line));
+    } else if (f.key == "cpu_blocks") {
+      // V0's swap space over one block of every layer: the budget does not enter.
+      const Result<PlanReport> p = at_budget(uint64_t{1} << 30, 0);
+      if (p.ok && p.value.swap_blocks != 0)
+        x.direct(f, "CPU swap blocks", "blocks", static_cast<double>(p.value.swap_blocks),
+                 "the launch's --swap-space or tensor parallelism is not in the log: kvscope "
+                 "takes vLLM's defaults (4 GiB, the parallelism read)",
+                 "--swap-space " + shortest_decimal(static_cast<double>(in.vllm.swap_space_bytes) / kGiB) +
+                     " GiB over one block of every layer");
+    } else if (budget == nullptr && f.key == "gpu_blocks") {
+      r.inputs.push_back({f.line, "GPU blocks (as vLLM counted them)", f.text, "blocks"});
     } else if (f.key == "autofit_max_model_len" || f.key == "error_estimated_max_len") {
       // The longest max_model_len the printed memory holds: auto-fitted, or suggested in a refusal.
       const bool autofit = f.key == "autofit_max_model_len";
@@ -436,6 +475,9 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
 void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
   in.engine = "llama.cpp";
   in.tensor_parallel = in.pipeline_parallel = 1;
+  if (const std::string* fa = log.argument("flash_attn"); fa != nullptr && (*fa == "0" || *fa == "false" || *fa == "disabled"))
+    in.llama_cpp.flash_attn = false;
+  if (in.engine_version.empty() && log.argument("kv_cache_class") != nullptr) in.engine_version = "2025";
   if (const PrintedFigure* c = log.figure("n_ctx")) {
     in.model.context_tokens = static_cast<uint64_t>(c->value);
   } else if (const PrintedFigure* cells = log.figure("non_swa_cells")) {
@@ -604,6 +646,8 @@ Result<ExplainReport> explain(std::string_view text, const PlanInput& base) {
   r.model_id = described.value.estimate.model_id.empty() ? described.value.estimate.model_name
                                                          : described.value.estimate.model_id;
   r.model_name = described.value.estimate.model_name;
+  r.modelled_version = described.value.engine_version;
+  r.modelled_version_label = described.value.engine_version_label;
   r.plan = in;
   if (r.figures.empty())
     r.notes.push_back("the log prints no figure kvscope reproduces (see the README for the lines it reads)");

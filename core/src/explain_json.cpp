@@ -13,6 +13,7 @@ std::string explain_to_json(const ExplainReport& r) {
   w.field("engine", r.engine);
   w.field("engine_label", r.engine_label);
   w.field_or_null("engine_version", !r.engine_version.empty(), r.engine_version);
+  write_version_line(w, "modelled_version", r.modelled_version, r.modelled_version_label);
   w.key("model").begin_object();
   w.field_or_null("printed", !r.model_printed.empty(), r.model_printed);
   w.field("id", r.model_id);

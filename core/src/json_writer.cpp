@@ -154,4 +154,17 @@ void write_dtype(JsonWriter& w, const Dtype& d) {
   w.end_object();
 }
 
+void write_version_line(JsonWriter& w, std::string_view key, const std::string& id,
+                        const std::string& label) {
+  w.key(key);
+  if (id.empty()) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("id", id);
+  w.field("label", label);
+  w.end_object();
+}
+
 }  // namespace kvscope

@@ -99,5 +99,8 @@ class JsonWriter {
 };
 
 void write_dtype(JsonWriter& w, const Dtype& d);
+// `key`: {"id", "label"} of an engine's version line, or null when `id` is empty.
+void write_version_line(JsonWriter& w, std::string_view key, const std::string& id,
+                        const std::string& label);
 
 }  // namespace kvscope

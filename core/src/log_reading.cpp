@@ -65,6 +65,41 @@ std::string word_after(std::string_view line, std::string_view marker) {
   return std::string(line.substr(start, std::min<size_t>(i - start, 200)));
 }
 
+// A pasted launch command's model and flags after `marker` ("vllm serve MODEL --tp 8 ..."):
+// "--tensor-parallel-size 8" gives ("tensor_parallel_size", "8"), a bare flag "True".
+std::vector<std::pair<std::string, std::string>> command_flags(std::string_view line,
+                                                               std::string_view marker) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t at = line.find(marker);
+  if (at == std::string_view::npos) return out;
+  std::vector<std::string_view> words;
+  for (std::string_view rest = line.substr(at + marker.size()); !rest.empty();) {
+    const size_t space = rest.find(' ');
+    if (space != 0) words.push_back(rest.substr(0, space));
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  for (size_t i = 0; i < words.size() && out.size() < 64; ++i) {
+    std::string_view w = words[i];
+    if (w.rfind("--", 0) != 0) {
+      if (i == 0) out.emplace_back("model", std::string(w.substr(0, 200)));  // `vllm serve MODEL`
+      continue;
+    }
+    w.remove_prefix(2);
+    std::string key(w.substr(0, std::min<size_t>(w.find('='), 64)));
+    for (char& c : key)
+      if (c == '-') c = '_';
+    std::string value = "True";
+    if (const size_t eq = w.find('='); eq != std::string_view::npos) {
+      value = std::string(w.substr(eq + 1, 200));
+    } else if (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+      value = std::string(words[++i].substr(0, 200));
+    }
+    out.emplace_back(std::move(key), std::move(value));
+  }
+  return out;
+}
+
 // key=value (or 'key': value) pairs of a Python repr after `marker`, split at depth-0 commas.
 std::vector<std::pair<std::string, std::string>> pairs_after(std::string_view line,
                                                             std::string_view marker) {
@@ -168,6 +203,20 @@ class Reader {
       if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
         out.model = *m;
     }
+    // A pasted launch command: its model and flags, as the config line would echo them.
+    for (const char* command : {"vllm serve ", "vllm.entrypoints.openai.api_server "}) {
+      if (line.find(command) == std::string_view::npos) continue;
+      engine("vllm");
+      for (const auto& [k, v] : command_flags(line, command)) argument(k, v);
+      if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
+        out.model = *m;
+    }
+    // The V0 engine by name, or by the variables that choose it and its MLA row padding.
+    if (line.find("V0 LLM engine") != std::string_view::npos ||
+        line.find("VLLM_USE_V1=0") != std::string_view::npos)
+      argument("v0_engine", "True");
+    if (line.find("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0") != std::string_view::npos)
+      argument("mla_cuda_mem_align_kv_cache", "0");
     if (line.find("vLLM API server version") != std::string_view::npos) {
       engine("vllm");
       if (out.version.empty()) out.version = word_after(line, "vLLM API server version");
@@ -186,6 +235,8 @@ class Reader {
         {"model_loading_gib", "model weights took"},
         {"gpu_kv_cache_tokens", "GPU KV cache size:"},
         {"gpu_blocks", "GPU blocks:"},
+        {"gpu_blocks", "cuda blocks:"},  // V0 on CUDA, early 2025
+        {"cpu_blocks", "CPU blocks:"},
         {"kv_cache_reserved_gib", "reserved for KV Cache is"},
         {"kv_cache_reserved_gib", "kv_cache_size="},
         {"kv_cache_reserved_gib", "available_kv_cache_memory"},
@@ -327,6 +378,9 @@ class Reader {
       read(sliding ? "swa_cells" : "non_swa_cells", line, "size =", n);
     }
     if (line.find("using full-size SWA cache") != std::string_view::npos) argument("swa_full", "true");
+    // The cache's class before its 2025 rename: builds that padded by flash attention.
+    if (line.find("llama_kv_cache_unified") != std::string_view::npos)
+      argument("kv_cache_class", "llama_kv_cache_unified");
     if (line.find("KV self size") != std::string_view::npos) {
       read("kv_size_mib", line, "KV self size =", n) || read("kv_size_mib", line, "KV self size  =", n);
       cache_types(line, n);

@@ -137,6 +137,8 @@ Result<PlanReport> validate(const PlanInput& in) {
         make_error(kInvalidValue, "engine",
                    "unknown engine " + quote_user_text(in.engine) + " (known: " + known + ")"));
   }
+  const Result<const EngineVersion*> version = resolve_engine_version(engine->info, in.engine_version);
+  if (!version.ok) return R::failure(version.error);
   if (!(in.vllm.gpu_memory_utilization > 0 && in.vllm.gpu_memory_utilization <= 1)) {
     return R::failure(
         make_error(kInvalidValue, "vllm.gpu_memory_utilization", "must be in (0, 1]"));
@@ -173,7 +175,12 @@ Result<PlanReport> validate(const PlanInput& in) {
                                      " GPUs are not a whole number of replicas of tp x pp = " +
                                      std::to_string(per_replica)));
   }
-  return R::success(PlanReport{});
+  PlanReport r;
+  if (version.value != nullptr) {
+    r.engine_version = version.value->id;
+    r.engine_version_label = version.value->label;
+  }
+  return R::success(std::move(r));
 }
 
 }  // namespace

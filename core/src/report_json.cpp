@@ -267,6 +267,7 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
                   p.max_num_batched_tokens);
   w.field("num_blocks", p.num_blocks);
   w.field("kv_pool_tokens", p.kv_pool_tokens);
+  w.field_or_null("swap_blocks", p.swap_blocks != 0, p.swap_blocks);
   w.field("max_model_len", p.max_model_len);
   const ContextLimit& limit = p.context_limit;
   w.key("context_limit");
@@ -339,11 +340,13 @@ std::string plan_to_json(const PlanReport& p) {
   begin_report(w);
   write_estimate_input(w, p.estimate);
   w.field("engine", p.engine);
+  w.field_or_null("engine_version", !p.engine_version.empty(), p.engine_version);
   w.field_or_null("gpu", !p.gpu_id.empty(), p.gpu_id);
   w.field("max_model_len", p.max_model_len);
   w.field("weight_dtype", p.weights.name);
   w.end_object();
   write_estimate_results(w, p.estimate);
+  write_version_line(w, "engine_version", p.engine_version, p.engine_version_label);
   w.key("gpu").begin_object();
   w.field_or_null("id", !p.gpu_id.empty(), p.gpu_id);
   w.field("name", p.gpu_name);

@@ -13,6 +13,8 @@ void print_explain(const ExplainReport& r, std::ostream& out) {
   out << ", " << r.lines << " lines; model " << r.model_name;
   if (!r.model_printed.empty() && r.model_printed != r.model_id)
     out << " (the log says " << r.model_printed << ")";
+  if (!r.modelled_version.empty())
+    out << "\n  modelled as " << r.engine_label << " " << r.modelled_version_label;
   out << "\n  read from the log:";
   for (const auto& [key, value] : r.arguments) out << " " << key << "=" << value;
   out << "\n";

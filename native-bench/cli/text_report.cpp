@@ -92,7 +92,8 @@ void print_plan(const PlanReport& p, std::ostream& out) {
   const EstimateReport& e = p.estimate;
   out << "kvscope plan: " << e.model_name << " on "
       << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
-      << ", KV " << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
+      << (p.engine_version.empty() ? std::string() : " " + p.engine_version_label) << ", KV "
+      << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
   out << "  weights            " << bytes_line(p.weights_bytes) << " per GPU ("
       << with_commas(p.params.total) << " parameters)\n";
   out << "    stored as        " << p.weights_source << "\n";
@@ -149,6 +150,7 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
   if (p.swa_pool_tokens != 0)
     out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
+  if (p.swap_blocks != 0) out << "; " << with_commas(p.swap_blocks) << " CPU swap blocks";
   out << "\n";
   char concurrency[32];
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
@@ -282,6 +284,8 @@ void print_catalogue(const std::string& which, std::ostream& out) {
       std::string knobs;
       for (std::string_view k : e.knobs) knobs += (knobs.empty() ? "" : ", ") + std::string(k);
       out << pad(std::string(e.id), 15) << pad(std::string(e.label), 30) << knobs << "\n";
+      for (const EngineVersion& v : e.versions)
+        out << pad("", 15) << "version " << pad(std::string(v.id), 6) << v.label << ": " << v.differs << "\n";
     }
   } else {
     for (const DtypeUse use : {DtypeUse::kKv, DtypeUse::kWeight}) {

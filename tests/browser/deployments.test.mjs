@@ -135,3 +135,28 @@ test('20 users at 32K on two H200s: the verdict says how many fit before it says
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('Engine versions: the lines that differ are offered, and the chosen one plans the page', async () => {
+  // Qwen3-30B-A3B over two 48 GB cards at 131,072 tokens: each stage needs 6 GiB of its 10.3; the
+  // 0.14-0.15 line checks all 48 layers (12 GiB) against a stage and refuses (vLLM issue #34076).
+  const s = { ...DEFAULTS, model: 'qwen3-30b-a3b', gpu: 'custom', gpu_memory_gb: 48, gpus: 2, pp: 2, context: 131072, allow_long_context: 1 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(s)}`);
+  assert.equal(cliPlan(s).starts, true);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  const labels = await page.$$eval('#engine-version option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual(labels.slice(0, 2), ['0.16 and later (current; 0.10-0.13 count alike)', '0.14-0.15']);
+  assert.match(await page.textContent('#engine-version-note'), /its own stage's layers/);
+  await page.selectOption('#engine-version', '0.14');
+  await page.waitForURL(/engine_version=0\.14/);
+  const old = cliPlan({ ...s, engine_version: '0.14' });
+  assert.equal(old.starts, false);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'false');
+  assert.match(await page.textContent('#engine-version-note'), /every layer of the model/);
+  await screenshot(page, 'page-engine-version-014');
+  await page.selectOption('#engine', 'tensorrt-llm');  // one line only: no version control
+  await page.waitForURL(/engine=tensorrt-llm/);
+  assert.equal(await page.isVisible('#engine-version'), false);
+  assert.doesNotMatch(page.url(), /engine_version=/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -216,6 +216,44 @@ TEST(Explain, LlamaCppMlaCacheWithAVPartIsTheOldLayout) {
   EXPECT_EQ(figure_named(latent.value, "K and V")->kvscope, "1098.00");
 }
 
+// The version line a log is explained as: V0 by its block lines, 0.7 by its release, the
+// alignment variable from the pasted command; llama.cpp's pre-rename cache class with -fa off.
+TEST(Explain, LogsAreExplainedAsTheVersionLineTheyShow) {
+  const std::string v0 =
+      "VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0 VLLM_USE_V1=0 vllm serve /m/DeepSeek-R1 --tensor-parallel-size 8\n"
+      "INFO 03-14 20:43:52 [executor_base.py:111] # cuda blocks: 5266, # CPU blocks: 954\n"
+      "INFO 03-14 20:43:52 [executor_base.py:116] Maximum concurrency for 163840 tokens per request: 2.06x\n";
+  const Result<ExplainReport> r = explain(v0, PlanInput{});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.modelled_version, "v0");
+  EXPECT_EQ(r.value.model_id, "deepseek-v3");  // DeepSeek-R1 is its alias
+  EXPECT_EQ(r.value.plan.tensor_parallel, 8u);  // from the pasted command
+  EXPECT_FALSE(r.value.plan.vllm.mla_cuda_mem_align_kv_cache);
+  ASSERT_NE(figure_named(r.value, "CPU swap blocks"), nullptr);
+  EXPECT_EQ(figure_named(r.value, "CPU swap blocks")->match, "exact");
+  EXPECT_EQ(figure_named(r.value, "Maximum concurrency")->kvscope, "2.06");
+  const Result<ExplainReport> old = explain(
+      "INFO 03-14 [llm_engine.py:241] Initializing an LLM engine (v0.7.3) with config: "
+      "model='deepseek-ai/DeepSeek-R1', tensor_parallel_size=8\n" +
+          v0.substr(v0.find('\n') + 1),
+      PlanInput{});
+  ASSERT_TRUE(old.ok) << old.error.message;
+  EXPECT_EQ(old.value.modelled_version, "0.7");
+  EXPECT_EQ(figure_named(old.value, "CPU swap blocks")->kvscope, "859");  // rows padded to 256 bytes
+  const Result<ExplainReport> vulkan = explain(
+      committed_log("llamacpp-gpt-oss-20b-mxfp4-vulkan-m2pro-iswa.log"), with_model("gpt-oss-20b"));
+  ASSERT_TRUE(vulkan.ok) << vulkan.error.message;
+  EXPECT_EQ(vulkan.value.modelled_version, "2025");
+  EXPECT_FALSE(vulkan.value.plan.llama_cpp.flash_attn);
+  EXPECT_EQ(figure_named(vulkan.value, "K and V")->match, "exact");
+  PlanInput current = with_model("gpt-oss-20b");
+  current.engine_version = "2026";  // a version given overrides what the log shows
+  const Result<ExplainReport> padded =
+      explain(committed_log("llamacpp-gpt-oss-20b-mxfp4-vulkan-m2pro-iswa.log"), current);
+  ASSERT_TRUE(padded.ok) << padded.error.message;
+  EXPECT_EQ(figure_named(padded.value, "K and V")->match, "differs");
+}
+
 TEST(Explain, SglangAndTensorRtPoolsMatchTheirPrintedBytes) {
   PlanInput qwq;
   qwq.model.config_json = test::read_fixture("qwen2_5_32b_shape.json");

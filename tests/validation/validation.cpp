@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kvscope/engines.hpp"
 #include "kvscope_cli.hpp"
 
 namespace {
@@ -368,6 +369,7 @@ int explain_logs() {
   struct Tally {
     size_t logs = 0, figures = 0, exact = 0, rounding = 0, differs = 0;
     std::string rows;
+    std::string older_versions;  // logs explained as an older version line of the engine
   };
   std::map<std::string, Tally> by_engine;
   std::string unexplained;
@@ -391,6 +393,13 @@ int explain_logs() {
     }
     Tally& t = by_engine[j["engine_label"].get<std::string>()];
     ++t.logs;
+    if (const json& v = j["modelled_version"]; v.is_object()) {
+      for (const kvscope::EngineInfo& e : kvscope::engine_catalog()) {
+        if (e.id == j["engine"].get<std::string>() && !e.versions.empty() &&
+            e.versions.front().id != v["id"].get<std::string>())
+          t.older_versions += "- " + name + ": " + v["label"].get<std::string>() + "\n";
+      }
+    }
     std::string inputs;
     for (const json& in : j["inputs"])
       inputs += (inputs.empty() ? "" : "; ") + in["name"].get<std::string>() + " " +
@@ -429,6 +438,12 @@ int explain_logs() {
     std::cout << "\n### " << engine << "\n\n| log | line: figure | engine printed | kvscope | match "
                  "| how, or why it differs |\n|---|---|---|---|---|---|\n"
               << t.rows;
+    if (!t.older_versions.empty()) {
+      std::cout << "\nExplained as an older " << engine
+                << " (the version the log prints or shows, or its `# explain:` line names; "
+                   "`kvscope engines` lists what each changes):\n\n"
+                << t.older_versions;
+    }
   }
   std::cout << "\n### Logs kvscope does not explain\n\n| log | has `# explain:` | kvscope says |\n"
                "|---|---|---|\n"

@@ -9,6 +9,7 @@ import { $, page, showInputError, update } from './page.js';
 export const BOUND = [
   ['gpu', 'gpu'], ['gpu-memory-gb', 'gpu_memory_gb'], ['gpu-bandwidth-tbs', 'gpu_bandwidth_tbs'],
   ['gpu-tflops', 'gpu_tflops'], ['gpus', 'gpus'], ['tp', 'tp'], ['pp', 'pp'], ['engine', 'engine'],
+  ['engine-version', 'engine_version'],
   ['gpu-memory-utilization', 'gpu_memory_utilization'], ['block-size', 'block_size'],
   ['mem-fraction-static', 'mem_fraction_static'], ['mamba-full-memory-ratio', 'mamba_full_memory_ratio'], ['free-gpu-memory-fraction', 'free_gpu_memory_fraction'],
   ['parallel', 'parallel'], ['overhead-gb', 'overhead_gb'], ['kv-dtype', 'kv_dtype'],
@@ -23,7 +24,7 @@ export const BOUND = [
 export const KEY_TO_CONTROL = {
   model: 'model', config: 'config-text', gpu: 'gpu', gpu_memory_bytes: 'gpu-memory-gb',
   gpu_bandwidth_bytes_per_s: 'gpu-bandwidth-tbs', gpu_dense_tflops: 'gpu-tflops', gpus: 'gpus',
-  tensor_parallel: 'tp', pipeline_parallel: 'pp', engine: 'engine',
+  tensor_parallel: 'tp', pipeline_parallel: 'pp', engine: 'engine', engine_version: 'engine-version',
   'vllm.gpu_memory_utilization': 'gpu-memory-utilization', block_size_tokens: 'block-size',
   'sglang.mem_fraction_static': 'mem-fraction-static',
   'sglang.mamba_full_memory_ratio': 'mamba-full-memory-ratio',
@@ -52,6 +53,7 @@ export function controlOfField(field) {
 export function writeControls() {
   // Only what differs is written: setting an input's value invalidates its layout.
   const set = (el, value) => { if (el.value !== value) el.value = value; };
+  writeEngineVersions();
   for (const [id, field] of BOUND) set($(id), String(page.state[field]));
   set($('model'), page.state.config ? '' : page.state.model);
   $(page.state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
@@ -70,6 +72,21 @@ export function writeControls() {
   $('index-source').textContent = page.state.checkpoint_bytes > 0
     ? `Weights: the index's total_size, ${commas(page.state.checkpoint_bytes)} bytes.` : '';
   document.documentElement.dataset.theme = page.state.theme;
+}
+
+// The engine's version lines (the current first, as ''), with what the chosen one changes.
+function writeEngineVersions() {
+  const versions = page.kv ? engineInfo(page.state.engine)?.versions ?? [] : [];
+  const select = /** @type {HTMLSelectElement} */ ($('engine-version'));
+  const ids = versions.map((v, i) => (i === 0 ? '' : v.id));
+  const filled = `${page.state.engine}:${versions.length}`;  // none listed before the module loads
+  if (select.dataset.filled !== filled) {
+    select.replaceChildren(...versions.map((v, i) => new Option(v.label, ids[i])));
+    select.dataset.filled = filled;
+  }
+  $('engine-version-field').hidden = versions.length === 0;
+  const chosen = versions.find((v, i) => ids[i] === page.state.engine_version) ?? versions[0];
+  $('engine-version-note').textContent = chosen ? chosen.differs : '';
 }
 
 /** The catalogue entry a user's spelling names: its id, Hugging Face id, alias or name. */
@@ -133,6 +150,7 @@ export function wireControls() {
     el.addEventListener(el.tagName === 'SELECT' ? 'change' : 'input', () => {
       if (!readControl(id, field)) return;
       if (field === 'theme') resetCharts();
+      if (field === 'engine') page.state.engine_version = '';  // another engine's lines
       update();
     });
   }

@@ -42,6 +42,12 @@ export interface VllmOptions {
   activation_bytes?: Bytes | null;
   non_torch_bytes?: Bytes | null;
   cudagraph_bytes?: Bytes | null;
+  /** Blocks to use instead of those it computed (--num-gpu-blocks-override). */
+  num_gpu_blocks_override?: number | null;
+  /** V0: CPU swap space per GPU (--swap-space), the # CPU blocks. */
+  swap_space_bytes?: Bytes | null;
+  /** 0.7: VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE (MLA rows padded to 256 bytes); default true. */
+  mla_cuda_mem_align_kv_cache?: boolean | null;
 }
 
 export interface SglangOptions {
@@ -70,6 +76,8 @@ export interface LlamaCppOptions {
   legacy_mla_gguf?: boolean | null;
   output_layer_last?: boolean | null;
   v_dtype?: string | null;
+  /** -fa; builds of 2025 pad caches to 32 cells without it. Default true. */
+  flash_attn?: boolean | null;
 }
 
 export type EngineId = 'plain' | 'vllm' | 'sglang' | 'tensorrt-llm' | 'llama.cpp';
@@ -84,6 +92,8 @@ export interface PlanRequest extends EstimateRequest {
   prompt_lengths?: string | null;
   output_lengths?: string | null;
   engine?: EngineId | string | null;
+  /** A version line of the engine (EngineInfo.versions id) or a release ("0.15.2"); null: its current. */
+  engine_version?: string | null;
   /** A catalogue GPU; or a card of gpu_memory_bytes; or the KV budget itself. */
   gpu?: string | null;
   gpu_memory_bytes?: Bytes | null;
@@ -175,6 +185,8 @@ export interface ExplainReport {
   engine: 'vllm' | 'llama.cpp' | 'sglang' | 'tensorrt-llm';
   engine_label: string;
   engine_version: string | null;
+  /** The engine's version line kvscope follows for the log. */
+  modelled_version: { id: string; label: string } | null;
   model: { printed: string | null; id: string; name: string };
   /** What kvscope took from the log (and what it assumed where the log is silent). */
   arguments: Record<string, string>;
@@ -341,6 +353,7 @@ export interface EstimateReport {
     output_tokens: Tokens | null;
     /** plan only */
     engine?: string;
+    engine_version?: string | null;
     gpu?: string | null;
     max_model_len?: Tokens;
     weight_dtype?: string;
@@ -381,6 +394,8 @@ export interface StepEstimate {
 
 /** kvscope.report/1 from plan: estimate's report and the engine's figures per GPU. */
 export interface PlanReport extends EstimateReport {
+  /** The engine's version line the plan follows; null for an engine with one. */
+  engine_version: { id: string; label: string } | null;
   gpu: { id: string | null; name: string; memory_bytes: Bytes | null };
   parameters: {
     total: number;
@@ -419,6 +434,8 @@ export interface PlanReport extends EstimateReport {
   max_num_batched_tokens: Tokens | null;
   num_blocks: number;
   kv_pool_tokens: Tokens;
+  /** vLLM V0: blocks of its CPU swap space ("# CPU blocks"). */
+  swap_blocks: number | null;
   max_model_len: Tokens;
   context_limit: {
     tokens: Tokens;
@@ -586,6 +603,17 @@ export interface EngineInfo {
   checkpoint_methods: string[];
   /** A replica is one server over its devices (llama.cpp -sm layer), not TP x PP. */
   one_server: boolean;
+  /** Its version lines whose arithmetic differs, newest (the default) first; empty: one. */
+  versions: EngineVersion[];
+}
+
+export interface EngineVersion {
+  id: string;
+  label: string;
+  /** Releases it stands for ("0.10-0.13, 0.16-"); empty: chosen by id only. */
+  releases: string;
+  /** What it does that the next newer line does not. */
+  differs: string;
 }
 
 export interface EngineCatalogue {

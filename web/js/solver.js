@@ -36,7 +36,7 @@ export function runSolve() {
 export function renderSolver() {
   const s = page.state;
   $('solve-target').textContent =
-    `The target: ${commas(s.batch)} sequence${s.batch === 1 ? '' : 's'} (Batch) of ${commas(s.context)} tokens (Context) at once, under ${engineLabel(s.engine)}.`;
+    `The target: ${commas(s.batch)} sequence${s.batch === 1 ? '' : 's'} (Batch) of ${commas(s.context)} tokens (Context) at once, under ${engineLabel(s.engine, s.engine_version)}.`;
   if (s.solve !== 1) return;
   clearTimeout(timer);
   timer = setTimeout(runSolve, 200);

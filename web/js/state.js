@@ -28,9 +28,15 @@ export function useEngines(catalogue) {
   engines = Object.fromEntries(catalogue.engines.map((e) => [e.id, e]));
 }
 
-/** The engine's label ("vLLM"); the id itself before the catalogue is installed. */
-export function engineLabel(id) {
-  return engines?.[id]?.label ?? id;
+/**
+ * The engine's label ("vLLM"), with the version line when it is not the current ("vLLM 0.14-0.15");
+ * the id itself before the catalogue is installed.
+ */
+export function engineLabel(id, version = null) {
+  const e = engines?.[id];
+  const line = version && e?.versions?.length && e.versions[0].id !== version
+    ? e.versions.find((v) => v.id === version)?.label : null;
+  return line ? `${e.label} ${line}` : e?.label ?? id;
 }
 
 /** The engine's row of the core's catalogue (useEngines first); null for an unknown id. */
@@ -74,6 +80,7 @@ export const FIELDS = {
   tp: int(1, 1024),
   pp: int(1, 1024),
   engine: text(ID, 40),             // an id of kv.engines(); the core names an unknown one
+  engine_version: text(ID, 40),     // a version line of the engine ('' = its current)
   gpu_memory_utilization: num(0.01, 1),
   block_size: int(0, 1 << 20),
   mem_fraction_static: num(0, 1),
@@ -109,7 +116,7 @@ export const DEFAULTS = Object.freeze({
   checkpoint_bytes: 0, allow_long_context: 0, mtp_tokens: 0,
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
   gpus: 1, tp: 1, pp: 1,
-  engine: 'vllm', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
+  engine: 'vllm', engine_version: '', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
   mamba_full_memory_ratio: 0.9,
   free_gpu_memory_fraction: 0.9, parallel: 1, overhead_gb: 0,
   kv_dtype: 'auto', weight_dtype: 'auto',
@@ -203,6 +210,7 @@ export function planRequest(s, set = []) {
     tensor_parallel: s.tp,
     pipeline_parallel: s.pp,
     engine: s.engine,
+    engine_version: s.engine_version || null,
     kv_dtype: s.kv_dtype,
     weight_dtype: s.weight_dtype,
     weights_bytes: s.weights_gb > 0 ? Math.round(s.weights_gb * 1e9) : null,
@@ -249,6 +257,7 @@ export function stateOfExplain(s, report, configText = '') {
   if (model) Object.assign(next, { model, config: '', config_name: '' });
   else if (config) Object.assign(next, { config: configText, config_name: config.name ?? 'config.json' });
   next.engine = take('engine') ?? s.engine;
+  next.engine_version = take('engine_version') ?? '';
   const gpu = take('gpu');
   const memory = take('gpu_memory_bytes');
   next.kv_memory_bytes = take('kv_memory_bytes') ?? 0;
@@ -301,6 +310,7 @@ export function solveRequest(s) {
   const request = {
     ...modelSource(s),
     engine: plan.engine,
+    engine_version: plan.engine_version,
     set: plan.set,
     gpu_memory_bytes: plan.gpu_memory_bytes,
     gpu_bandwidth_bytes_per_s: plan.gpu_bandwidth_bytes_per_s,

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kvscope/error.hpp"
+
 namespace kvscope {
 
 // A what-if for the engine: set `key` to `value`, or add `step` to its value (`from` when the
@@ -18,6 +20,15 @@ struct EngineLever {
   double value = 0;
   double step = 0;
   double from = 0;
+};
+
+// A release line of an engine whose arithmetic differs from the others': the request's
+// `engine_version` names it by id or by a release number inside `releases`.
+struct EngineVersion {
+  std::string_view id;        // "0.16"
+  std::string_view label;     // "0.16 and later (current)"
+  std::string_view releases;  // the releases it stands for, as ranges: "0.10-0.13, 0.16-"
+  std::string_view differs;   // what it does that the next newer line does not, one sentence
 };
 
 struct EngineInfo {
@@ -35,8 +46,13 @@ struct EngineInfo {
   std::vector<std::string_view> load_time_weight_dtypes;
   std::vector<std::string_view> checkpoint_methods;
   bool one_server = false;  // a replica is one server over its devices (llama.cpp -sm layer), not TP x PP
+  std::vector<EngineVersion> versions;  // newest first; the first is the default; empty: one
 };
 
 const std::vector<EngineInfo>& engine_catalog();
+
+// The version line of `engine` that `given` names (an id, or a release such as "0.15.2" or
+// "b6123"); the default (newest) when `given` is empty. Errors name the field engine_version.
+Result<const EngineVersion*> resolve_engine_version(const EngineInfo& engine, std::string_view given);
 
 }  // namespace kvscope

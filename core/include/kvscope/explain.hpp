@@ -40,6 +40,8 @@ struct ExplainReport {
   std::string engine;   // "vllm", "llama.cpp", "sglang", "tensorrt-llm"
   std::string engine_label;
   std::string engine_version;  // as the log says; empty when it does not
+  std::string modelled_version;        // the engine's version line kvscope follows for it
+  std::string modelled_version_label;  // "V0 engine (VLLM_USE_V1=0, 0.8-0.10)"
   std::string model_printed;   // how the log names the model
   std::string model_id;        // the catalogue entry (or config) kvscope used
   std::string model_name;

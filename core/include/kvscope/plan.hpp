@@ -26,6 +26,9 @@ struct VllmOptions {
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
   uint64_t cudagraph_bytes = 0;  // CUDA-graph memory, subtracted by newer releases; 0 = none
+  uint64_t num_gpu_blocks_override = 0;  // replaces the blocks it computed; 0 = none
+  uint64_t swap_space_bytes = uint64_t{4} << 30;  // V0: --swap-space (GiB per GPU), # CPU blocks
+  bool mla_cuda_mem_align_kv_cache = true;        // 0.7: VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE
 };
 
 // SGLang's recurrent-state pool (server_args.py): the share of the memory it gets against the
@@ -56,6 +59,7 @@ struct LlamacppOptions {
   bool legacy_mla_gguf = false;        // GGUFs converted before PR #12801: per-head MLA K/V
   bool output_layer_last = false;      // builds before PR #18148: -ngl offloads layers first
   std::string v_dtype;                 // --cache-type-v; empty = the KV dtype
+  bool flash_attn = true;              // -fa; builds of 2025 padded caches to 32 cells without it
 };
 
 struct PlanInput {
@@ -73,6 +77,7 @@ struct PlanInput {
   double gpu_bandwidth_bytes_per_s = 0;  // a custom card's bandwidth (overrides the catalogue's)
   double gpu_dense_flops = 0;            // a custom card's dense peak (overrides the catalogue's)
   std::string engine = "vllm";           // an id of engine_catalog()
+  std::string engine_version;  // a version id or release of the engine; empty = its current
   uint32_t tensor_parallel = 1;          // GPUs one layer is split over
   uint32_t pipeline_parallel = 1;        // stages the layers are split into
   uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
@@ -163,6 +168,8 @@ struct LaunchCommand {
 struct PlanReport {
   EstimateReport estimate;  // the model, its KV per token and the workload line
   std::string engine;
+  std::string engine_version;        // the version line modelled (EngineVersion::id); empty: one
+  std::string engine_version_label;  // "0.16 and later (current; ...)"
   std::string gpu_id;
   std::string gpu_name;
   uint64_t gpu_memory_bytes = 0;
@@ -188,6 +195,7 @@ struct PlanReport {
   uint64_t max_num_batched_tokens = 0;
   uint64_t num_blocks = 0;
   uint64_t kv_pool_tokens = 0;  // the engine's own figure ("GPU KV cache size")
+  uint64_t swap_blocks = 0;     // vLLM V0: blocks of its CPU swap space ("# CPU blocks")
   uint64_t max_model_len = 0;
   ContextLimit context_limit;           // the longest sequence the engine accepts for the model
   bool context_limit_exceeded = false;  // max_model_len is past it

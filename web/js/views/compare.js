@@ -15,7 +15,7 @@ export function compareView(pins, fmt, handlers) {
   const rows = [
     ['model', (r) => r.model.name],
     ['card', (r) => `${r.parallelism.gpus} × ${r.gpu.name}`],
-    ['engine', (r) => engineLabel(r.input.engine)],
+    ['engine', (r) => engineLabel(r.input.engine, r.engine_version?.id)],
     ['KV dtype', (r) => r.kv_dtype.name],
     ['KV bytes / token', (r) => commas(r.kv_bytes_per_token)],
     ['max_model_len', (r) => commas(r.max_model_len)],

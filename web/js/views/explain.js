@@ -20,7 +20,8 @@ export function explainView(r, { modelFromPage = '', dropped = [], onUse } = {})
       `${r.engine_label}${version}, ${r.model.name}: ${count('exact')} exact, ${count('rounding')} within the printed rounding, ${count('differs')} different.`),
     h('p', { class: 'muted' },
       `${r.lines.toLocaleString('en-US')} lines read. Model ${r.model.name}${named}${modelFromPage ? ` — the log does not name it: the page's model (${modelFromPage}) was used; change it above if it is another` : ''}. `,
-      'Read from the log: ', Object.entries(r.arguments).map(([k, v]) => `${k} ${v}`).join(', '), '.'),
+      'Read from the log: ', Object.entries(r.arguments).map(([k, v]) => `${k} ${v}`).join(', '), '.',
+      r.modelled_version ? ` Modelled as ${r.engine_label} ${r.modelled_version.label}.` : ''),
     r.inputs.length ? h('ul', { id: 'explain-inputs' }, r.inputs.map((i) =>
       h('li', {}, `line ${i.line}: ${i.name} ${i.printed} ${i.unit}, taken as measured`))) : null,
     r.figures.length ? h('div', { class: 'scroll' }, h('table', { class: 'explain', id: 'explain-table' },

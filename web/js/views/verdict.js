@@ -9,7 +9,7 @@ import { engineLabel } from '../state.js';
  * @param {{onUseContext: (tokens: number) => void}} handlers
  */
 export function verdictView(report, handlers) {
-  const engine = engineLabel(report.input.engine);
+  const engine = engineLabel(report.input.engine, report.engine_version?.id);
   const model = report.model.name;
   const card = report.gpu.name;
   const starts = report.starts;

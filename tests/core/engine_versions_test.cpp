@@ -1,0 +1,183 @@
+// Engine versions as profile parameters: each version line of the engine table against the
+// behaviour its release showed (shared/docs/engine-formulas.md §1.6-1.7, §3; the real logs are
+// in tests/data/logs and VALIDATION.md).
+#include <gtest/gtest.h>
+
+#include "kvscope/engines.hpp"
+#include "kvscope/plan.hpp"
+#include "test_support.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+using test::plan_ok;
+
+const EngineInfo& engine_named(std::string_view id) {
+  for (const EngineInfo& e : engine_catalog())
+    if (e.id == id) return e;
+  ADD_FAILURE() << "no engine " << id;
+  return engine_catalog().front();
+}
+
+std::string resolved(std::string_view engine, std::string_view given) {
+  const Result<const EngineVersion*> v = resolve_engine_version(engine_named(engine), given);
+  if (!v.ok) return "error: " + v.error.field;
+  return v.value == nullptr ? "" : std::string(v.value->id);
+}
+
+TEST(EngineVersions, ReleasesResolveToTheLineThatCountsThem) {
+  EXPECT_EQ(resolved("vllm", ""), "0.16");  // the current line is the default
+  EXPECT_EQ(resolved("vllm", "0.22.0"), "0.16");
+  EXPECT_EQ(resolved("vllm", "0.12.1"), "0.16");  // 0.10-0.13 count as the current line
+  EXPECT_EQ(resolved("vllm", "0.15.2rc1.dev93+g11a4c9d30"), "0.14");
+  EXPECT_EQ(resolved("vllm", "v0.8.5.post1"), "0.8");
+  EXPECT_EQ(resolved("vllm", "0.7.3"), "0.7");
+  EXPECT_EQ(resolved("vllm", "v0"), "v0");
+  EXPECT_EQ(resolved("vllm", "banana"), "error: engine_version");
+  EXPECT_EQ(resolved("llama.cpp", "2025"), "2025");
+  EXPECT_EQ(resolved("llama.cpp", "0.1"), "error: engine_version");
+  EXPECT_EQ(resolved("plain", ""), "");
+  EXPECT_EQ(resolved("plain", "1.0"), "error: engine_version");
+  for (const EngineInfo& e : engine_catalog()) {
+    for (const EngineVersion& v : e.versions) {
+      EXPECT_FALSE(v.label.empty()) << e.id << " " << v.id;
+      EXPECT_FALSE(v.differs.empty()) << e.id << " " << v.id;
+    }
+  }
+}
+
+TEST(EngineVersions, ThePlanNamesTheVersionItModels) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  EXPECT_EQ(plan_ok(in).engine_version, "0.16");
+  in.engine_version = "0.15.1";
+  EXPECT_EQ(plan_ok(in).engine_version, "0.14");
+  EXPECT_EQ(plan_ok(in).engine_version_label, "0.14-0.15");
+  in.engine_version = "nope-1";
+  const Result<PlanReport> bad = plan(in);
+  ASSERT_FALSE(bad.ok);
+  EXPECT_EQ(bad.error.field, "engine_version");
+}
+
+PlanInput deepseek_r1_tp8(const std::string& version) {
+  PlanInput in;
+  in.model.model_id = "deepseek-r1";
+  in.kv_memory_bytes = 22 * kGiB;
+  in.tensor_parallel = 8;
+  in.max_model_len = 163840;
+  in.engine_version = version;
+  return in;
+}
+
+// vLLM PR #14842's two V0 runs of DeepSeek-R1 on 8 GPUs: "# CPU blocks: 859" with MLA rows padded
+// to 256 bytes, 954 without; --swap-space 4 GiB over 64 tokens x 61 layers x (576 x 2 bytes,
+// padded to 1280).
+TEST(EngineVersions, VllmV0CountsSwapBlocksAndPadsMlaRowsIn07) {
+  const PlanReport aligned = plan_ok(deepseek_r1_tp8("0.7"));
+  EXPECT_EQ(aligned.block_size_tokens, 64u);
+  EXPECT_EQ(aligned.swap_blocks, 4 * kGiB / (64 * 61 * 1280));
+  EXPECT_EQ(aligned.swap_blocks, 859u);
+  EXPECT_EQ(aligned.num_blocks, 22 * kGiB / (64 * 61 * 1280));
+  PlanInput off = deepseek_r1_tp8("0.7");
+  off.vllm.mla_cuda_mem_align_kv_cache = false;
+  EXPECT_EQ(plan_ok(off).swap_blocks, 954u);
+  EXPECT_EQ(plan_ok(deepseek_r1_tp8("v0")).swap_blocks, 954u);  // V0 after 0.7: no padding
+  EXPECT_EQ(plan_ok(deepseek_r1_tp8("")).swap_blocks, 0u);       // V1 has no swap space
+}
+
+TEST(EngineVersions, VllmV0ConcurrencyIsTokensOverMaxModelLenAndRefusesPastThem) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.kv_memory_bytes = uint64_t{1952} * 16 * 131072;  // 1,952 blocks of 16 tokens x 128 KiB per token
+  in.max_model_len = 20000;
+  in.engine_version = "v0";
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.num_blocks, 1952u);
+  EXPECT_DOUBLE_EQ(p.max_concurrency, 1952.0 * 16 / 20000);  // 1.56x, vLLM issue #10517
+  EXPECT_TRUE(p.starts);
+  in.max_model_len = 32000;  // past 31,232 tokens
+  const PlanReport refused = plan_ok(in);
+  EXPECT_FALSE(refused.starts);
+  EXPECT_NE(refused.startup_error.find("The model's max seq len (32000) is larger than the maximum "
+                                       "number of tokens that can be stored in KV cache (31232)"),
+            std::string::npos)
+      << refused.startup_error;
+  EXPECT_EQ(refused.max_model_len_that_fits, 31232u);
+}
+
+TEST(EngineVersions, Vllm08HasNoHybridAllocatorAndNoCeilingInConcurrency) {
+  PlanInput in;
+  in.model.model_id = "gemma-3-27b";
+  in.kv_memory_bytes = 20 * kGiB;
+  in.max_model_len = 32768;
+  const PlanReport current = plan_ok(in);
+  in.engine_version = "0.8";
+  const PlanReport early = plan_ok(in);
+  // Every layer full-length: one group of 62 layers, its tokens the blocks x 16.
+  const uint64_t page = 62u * 16 * 2 * 16 * 128 * 2;
+  EXPECT_EQ(early.num_blocks, 20 * kGiB / page);
+  EXPECT_EQ(early.kv_pool_tokens, early.num_blocks * 16);
+  EXPECT_DOUBLE_EQ(early.max_concurrency, static_cast<double>(early.num_blocks * 16) / 32768);
+  EXPECT_GT(current.max_concurrency, early.max_concurrency);  // windowed blocks hold more
+  EXPECT_EQ(early.startup_error.find("See https"), std::string::npos);
+}
+
+// vLLM issue #34076 (0.15.2 pre-release, PP 2): "24.0 GiB KV cache is needed" for 262,144 tokens
+// of Qwen3-Coder-30B-A3B: all 48 layers, not the stage's 24.
+TEST(EngineVersions, Vllm014ChecksEveryLayerAgainstAStage) {
+  PlanInput in;
+  in.model.model_id = "qwen3-30b-a3b";
+  in.kv_memory_bytes = 3 * kGiB;
+  in.pipeline_parallel = 2;
+  in.max_model_len = 262144;
+  const PlanReport fixed = plan_ok(in);
+  EXPECT_EQ(fixed.kv_bytes_needed, uint64_t{262144} * 24 * 2 * 4 * 128 * 2);
+  in.engine_version = "0.14";
+  const PlanReport regressed = plan_ok(in);
+  EXPECT_EQ(regressed.kv_bytes_needed, uint64_t{262144} * 48 * 2 * 4 * 128 * 2);
+  EXPECT_EQ(regressed.kv_bytes_needed, 24 * kGiB);
+  EXPECT_FALSE(regressed.starts);
+  EXPECT_EQ(regressed.num_blocks, fixed.num_blocks);  // the pool itself is the stage's
+}
+
+TEST(EngineVersions, VllmNumGpuBlocksOverrideReplacesTheBlocks) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.vllm.num_gpu_blocks_override = 1000;
+  const PlanReport p = plan_ok(in);
+  EXPECT_EQ(p.num_blocks, 1000u);
+  EXPECT_EQ(p.kv_pool_tokens, 16000u);
+  EXPECT_NE(p.launch_command.find("--num-gpu-blocks-override 1000"), std::string::npos);
+  in.engine_version = "v0";
+  const PlanReport v0 = plan_ok(in);
+  EXPECT_EQ(v0.num_blocks, 1000u);
+  EXPECT_EQ(v0.launch_command.rfind("VLLM_USE_V1=0 vllm serve", 0), 0u) << v0.launch_command;
+}
+
+// llama.cpp build 6182 on Vulkan without flash attention (llama.cpp issue #16188): gpt-oss-20b's
+// SWA cache holds 128 + 512 = 640 cells (padded to 32), 111.00 MiB with the 4,096-cell full cache;
+// since PR #17046 every cache is padded to 256 (768 cells).
+TEST(EngineVersions, LlamaCpp2025PadsTo32CellsWithoutFlashAttention) {
+  PlanInput in;
+  in.model.model_id = "gpt-oss-20b";
+  in.model.context_tokens = 4096;
+  in.engine = "llama.cpp";
+  in.gpu_id = "rtx-4090";
+  const uint64_t per_cell = 2 * 8 * 64 * 2;  // K + V of 8 KV heads x 64, f16
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, uint64_t{12 * 4096 + 12 * 768} * per_cell);
+  in.engine_version = "2025";
+  in.llama_cpp.flash_attn = false;
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, uint64_t{12 * 4096 + 12 * 640} * per_cell);
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, 111 * kMiB);
+  EXPECT_NE(plan_ok(in).launch_command.find("-fa off"), std::string::npos);
+  in.llama_cpp.flash_attn = true;  // with flash attention 2025's builds padded to 256 as well
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, uint64_t{12 * 4096 + 12 * 768} * per_cell);
+}
+
+}  // namespace
+}  // namespace kvscope
