@@ -77,6 +77,12 @@ Result<ImportedModel> import_config(std::string_view json_text) {
   Result<ModelShape> shape = importer.run();
   if (!shape.ok) return Result<ImportedModel>::failure(shape.error);
   out.shape = std::move(shape.value);
+  // An encoder beside the language model: its tower, or the keys that wire one in (a subset
+  // without the tower still says vision_feature_layer, mm_tokens_per_image, ...).
+  for (const auto& [key, value] : root.items()) {
+    for (const char* wiring : {"vision_", "audio_", "image_token", "mm_", "multimodal_", "visual"})
+      out.shape.has_encoder = out.shape.has_encoder || key.rfind(wiring, 0) == 0;
+  }
   // Quantized checkpoints say how they store their weights; the rest is in torch_dtype.
   const Dtype plain = parse_dtype(out.shape.torch_dtype, DtypeUse::kWeight, "torch_dtype").value;
   out.shape.weights = plain_storage(plain);

@@ -17,8 +17,19 @@ namespace {
 // logged runs in engine-formulas.md §1.4 (Llama-3.1-8B 4.76 GiB, gpt-oss-20b 7.38 GiB at 8192
 // batched tokens on an H100), where the peak tracks the fp32 logits of the dummy run.
 constexpr double kActivationBytesPerTokenPerVocab = 4.84;
-// vLLM's non-torch memory (NCCL, cuBLAS workspaces) in the same logs: 0.13 GiB.
-constexpr uint64_t kVllmNonTorchBytes = static_cast<uint64_t>(0.13 * kGiB);
+// How far vLLM's measured budget terms lie from kvscope's estimates: llm-d-benchmark's eight
+// profiled runs (config_explorer/empirical-vllm-memory-results.md, commit 4f4d449; vLLM 0.11, H100,
+// 8,192 batched tokens). Text models' activation peaks lie within 0.99-1.02 of the logit estimate
+// (Llama-3.1-8B 4.76, Qwen3-0.6B 5.56, Qwen3-32B 5.64, gpt-oss 7.38, Llama-3.3-70B 4.84 GiB);
+// Mistral-Small-3.2 with its vision tower peaked at 2.12 GiB, 0.44 of it. Non-torch memory
+// (NCCL, cuBLAS workspaces) was 0.13-0.14 GiB on one GPU and 0.54-0.55 at TP 2; llm-d's planner
+// takes 0.15 and 0.6.
+constexpr double kActivationLow = 0.98, kActivationHigh = 1.03, kActivationLowWithEncoder = 0.43;
+constexpr uint64_t kNonTorchOneGpu = static_cast<uint64_t>(0.13 * kGiB);
+constexpr uint64_t kNonTorchOneGpuHigh = static_cast<uint64_t>(0.15 * kGiB);
+constexpr uint64_t kNonTorchTensorParallel = static_cast<uint64_t>(0.55 * kGiB);
+constexpr uint64_t kNonTorchTensorParallelLow = static_cast<uint64_t>(0.54 * kGiB);
+constexpr uint64_t kNonTorchTensorParallelHigh = static_cast<uint64_t>(0.6 * kGiB);
 
 // Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59").
 std::string format_gib_like_vllm(uint64_t bytes) {
@@ -112,19 +123,41 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
           "activation peak " + format_gib(r.activation_bytes) +
           ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
     }
-    r.non_torch_bytes = in.vllm.non_torch_bytes != 0 ? in.vllm.non_torch_bytes : kVllmNonTorchBytes;
+    const bool tp = in.tensor_parallel > 1;
+    r.non_torch_bytes = in.vllm.non_torch_bytes != 0 ? in.vllm.non_torch_bytes
+                        : tp                         ? kNonTorchTensorParallel
+                                                     : kNonTorchOneGpu;
     // v0.9 to ~v0.17 do not subtract CUDA-graph memory; newer releases estimate and subtract it.
     r.cudagraph_bytes = in.vllm.cudagraph_bytes;
-    r.kv_pool_bytes =
-        left_after(r.requested_bytes, CheckedU64(r.weights_bytes) + r.activation_bytes +
-                                          r.non_torch_bytes + r.cudagraph_bytes);
-  }
-  if (r.kv_pool_bytes == 0) {
-    r.starts = false;
-    r.startup_error =
-        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-        "initializing the engine.";
-    return R::success(std::move(r));
+    const auto pool_after = [&](uint64_t activation, uint64_t non_torch) {
+      return left_after(r.requested_bytes, CheckedU64(r.weights_bytes) + activation + non_torch +
+                                               r.cudagraph_bytes);
+    };
+    r.kv_pool_bytes = pool_after(r.activation_bytes, r.non_torch_bytes);
+    // What kvscope estimated, as the range the measurements give.
+    EstimatedBudget& e = r.estimated;
+    e.present = in.vllm.activation_bytes == 0 || in.vllm.non_torch_bytes == 0;
+    const auto scaled = [](uint64_t bytes, double by) {
+      return static_cast<uint64_t>(static_cast<double>(bytes) * by);
+    };
+    e.activation_low = e.activation_high = r.activation_bytes;
+    if (in.vllm.activation_bytes == 0) {
+      e.activation_low = scaled(r.activation_bytes,
+                                shape.has_encoder ? kActivationLowWithEncoder : kActivationLow);
+      e.activation_high = scaled(r.activation_bytes, kActivationHigh);
+    }
+    e.non_torch_low = e.non_torch_high = r.non_torch_bytes;
+    if (in.vllm.non_torch_bytes == 0) {
+      e.non_torch_low = tp ? kNonTorchTensorParallelLow : kNonTorchOneGpu;
+      e.non_torch_high = tp ? kNonTorchTensorParallelHigh : kNonTorchOneGpuHigh;
+    }
+    e.kv_pool_low = pool_after(e.activation_high, e.non_torch_high);
+    e.kv_pool_high = pool_after(e.activation_low, e.non_torch_low);
+    e.source =
+        "vLLM measures these at start-up; the range is where llm-d's profiled runs (vLLM 0.11, "
+        "H100, 8,192 batched tokens) lie against kvscope's estimate" +
+        std::string(shape.has_encoder ? " (the low end: a model with a vision tower)" : "") +
+        (in.tensor_parallel > 2 ? "; non-torch memory was measured at TP 1 and 2 only" : "");
   }
   const VllmRelease release = vllm_release(r, in.vllm);
   if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
@@ -329,7 +362,36 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   r.starts = r.kv_bytes_needed <= r.kv_pool_bytes;
   r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
   r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
-  if (!r.starts) {
+  // The same counting at the ends of the estimated budget's range.
+  if (r.estimated.present) {
+    const auto at_pool = [&](uint64_t pool, double& concurrency, uint64_t& longest, bool& starts) {
+      const uint64_t blocks = in.vllm.num_gpu_blocks_override != 0
+                                  ? in.vllm.num_gpu_blocks_override
+                                  : pool / layout.page / layout.group_size;
+      concurrency = release.concurrency_by_tokens
+                        ? static_cast<double>(blocks / layout.num_groups * smallest_block) /
+                              static_cast<double>(r.max_model_len)
+                        : static_cast<double>(blocks) /
+                              static_cast<double>(blocks_needed(layout, r.max_model_len).value());
+      starts = r.kv_bytes_needed <= pool;
+      longest = largest_fitting(1, r.max_model_len, [&](uint64_t len) {
+        const CheckedU64 bytes = needed_bytes(len);
+        return !bytes.overflowed() && bytes.value() <= pool;
+      });
+    };
+    EstimatedBudget& e = r.estimated;
+    at_pool(e.kv_pool_low, e.max_concurrency_low, e.max_model_len_that_fits_low, e.starts_low);
+    at_pool(e.kv_pool_high, e.max_concurrency_high, e.max_model_len_that_fits_high, e.starts_high);
+  }
+  if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted above at its ends
+    r.startup_error =
+        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.";
+    if (release.see_sentence) {
+      r.startup_error +=
+          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+    }
+  } else if (!r.starts) {
     r.startup_error =
         "To serve at least one request with the models's max seq len (" +
         std::to_string(r.max_model_len) + "), (" + format_gib_like_vllm(r.kv_bytes_needed) +

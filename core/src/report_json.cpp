@@ -251,6 +251,32 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
   w.end_array();
 }
 
+// [low, high] of one estimated figure.
+template <typename T>
+void range_field(JsonWriter& w, std::string_view name, T low, T high) {
+  w.key(name).begin_array();
+  w.value(low);
+  w.value(high);
+  w.end_array();
+}
+
+void write_estimated_budget(JsonWriter& w, const EstimatedBudget& e) {
+  w.key("estimated_budget");
+  if (!e.present) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  range_field(w, "activation_bytes", e.activation_low, e.activation_high);
+  range_field(w, "non_torch_bytes", e.non_torch_low, e.non_torch_high);
+  range_field(w, "kv_pool_bytes", e.kv_pool_low, e.kv_pool_high);
+  range_field(w, "max_concurrency", e.max_concurrency_low, e.max_concurrency_high);
+  range_field(w, "max_model_len_that_fits", e.max_model_len_that_fits_low, e.max_model_len_that_fits_high);
+  range_field(w, "starts", e.starts_low, e.starts_high);
+  w.field("source", e.source);
+  w.end_object();
+}
+
 void write_pool(JsonWriter& w, const PlanReport& p) {
   w.key("budget").begin_object();
   w.field("kv_memory_given", p.kv_memory_given);
@@ -261,6 +287,7 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
   w.field("cudagraph_bytes", p.cudagraph_bytes);
   w.field("kv_pool_bytes", p.kv_pool_bytes);
   w.end_object();
+  write_estimated_budget(w, p.estimated);
   w.field("kv_pool_bytes", p.kv_pool_bytes);
   w.field_or_null("block_size_tokens", p.block_size_tokens != 0, p.block_size_tokens);
   w.field_or_null("max_num_batched_tokens", p.max_num_batched_tokens != 0,

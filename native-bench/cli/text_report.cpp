@@ -178,6 +178,20 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << "  error              " << p.startup_error << "\n";
     out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
   }
+  if (const EstimatedBudget& e = p.estimated; e.present) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  estimated          activation %s to %s, non-torch %s to %s: KV pool %s to %s, "
+                  "%.2f to %.2f requests, max_model_len %s to %s fits%s\n",
+                  format_gib(e.activation_low).c_str(), format_gib(e.activation_high).c_str(),
+                  format_gib(e.non_torch_low).c_str(), format_gib(e.non_torch_high).c_str(),
+                  format_gib(e.kv_pool_low).c_str(), format_gib(e.kv_pool_high).c_str(),
+                  e.max_concurrency_low, e.max_concurrency_high,
+                  with_commas(e.max_model_len_that_fits_low).c_str(),
+                  with_commas(e.max_model_len_that_fits_high).c_str(),
+                  e.starts_low == e.starts_high ? "" : " (starts only at the high end)");
+    out << line << "                     (" << e.source << ")\n";
+  }
   const PlanRoofline& rf = p.roofline;
   if (rf.available) {
     auto step_line = [&out](const char* label, const StepEstimate& s, uint64_t sequences) {

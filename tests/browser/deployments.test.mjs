@@ -160,3 +160,21 @@ test('Engine versions: the lines that differ are offered, and the chosen one pla
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('What kvscope estimates is shown as a range, and a start that turns on it says so', async () => {
+  const first = cliPlan(DEFAULTS);  // article 2: Llama-3.1-8B on a 24 GB card at 128K
+  const e = first.estimated_budget;
+  assert.ok(e.kv_pool_bytes[0] < first.kv_pool_bytes && first.kv_pool_bytes < e.kv_pool_bytes[1]);
+  const close = { ...DEFAULTS, context: e.max_model_len_that_fits[1] };
+  assert.deepEqual(cliPlan(close).estimated_budget.starts, [false, true]);
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(close)}`);
+  assert.equal(Number(await page.getAttribute('#estimated-budget', 'data-low')), cliPlan(close).estimated_budget.kv_pool_bytes[0]);
+  assert.match(await page.textContent('#estimated-budget'), /activation peak .* to .* and non-torch memory/);
+  assert.match(await page.textContent('#verdict-close-call'), /^A close call: vLLM measures its activation peak/);
+  await screenshot(page, 'page-estimated-close-call');
+  await page.fill('#context', '16384');
+  await page.waitForURL(/context=16384/);
+  assert.equal(await page.isVisible('#verdict-close-call'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -179,5 +179,64 @@ TEST(EngineVersions, LlamaCpp2025PadsTo32CellsWithoutFlashAttention) {
   EXPECT_EQ(plan_ok(in).kv_pool_bytes, uint64_t{12 * 4096 + 12 * 768} * per_cell);
 }
 
+// llm-d-benchmark's profiled vLLM 0.11 runs on an H100 (79.18 GiB; config_explorer/
+// empirical-vllm-memory-results.md): with the weights as vLLM loaded them, each measured KV cache
+// lies inside the range kvscope gives for its estimated activation peak and non-torch memory.
+TEST(EstimatedBudget, TheMeasuredRunsLieInsideTheRange) {
+  struct Run {
+    const char* model;
+    uint32_t tp;
+    double utilization, weights_gib, measured_kv_gib;
+  };
+  const Run runs[] = {
+      {"llama-3.1-8b", 1, 0.9, 14.99, 51.38},  {"gpt-oss-20b", 1, 0.9, 13.47, 50.28},
+      // The table says 0.9, but its four terms add up to 0.95 x 79.18 GiB (75.22).
+      {"gpt-oss-120b", 1, 0.95, 64.38, 3.33},  {"llama-3.3-70b", 2, 0.9, 33.88, 32.00},
+      {"qwen3-32b", 1, 0.9, 61.03, 4.45},      {"qwen3-32b", 2, 0.9, 30.59, 34.49},
+      {"mistral-small-3.1-24b", 1, 0.95, 44.76, 28.20},  // stands in for 3.2: the same shape
+  };
+  for (const Run& run : runs) {
+    PlanInput in;
+    in.model.model_id = run.model;
+    in.gpu_memory_bytes = static_cast<uint64_t>(79.18 * kGiB);
+    in.tensor_parallel = in.gpus = run.tp;
+    in.max_model_len = 16000;
+    in.vllm.gpu_memory_utilization = run.utilization;
+    in.weights_bytes = static_cast<uint64_t>(run.weights_gib * kGiB) * run.tp;
+    const PlanReport p = plan_ok(in);
+    ASSERT_TRUE(p.estimated.present) << run.model;
+    const double low = static_cast<double>(p.estimated.kv_pool_low) / kGiB - 0.005;
+    const double high = static_cast<double>(p.estimated.kv_pool_high) / kGiB + 0.005;
+    EXPECT_LE(low, run.measured_kv_gib) << run.model << " tp " << run.tp;
+    EXPECT_GE(high, run.measured_kv_gib) << run.model << " tp " << run.tp;
+    EXPECT_LE(p.estimated.kv_pool_low, p.kv_pool_bytes);
+    EXPECT_GE(p.estimated.kv_pool_high, p.kv_pool_bytes);
+  }
+}
+
+TEST(EstimatedBudget, MeasuredTermsLeaveNoRangeAndAStartThatDependsOnThemIsSaid) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_memory_bytes = 24'000'000'000;
+  in.max_model_len = 131072;
+  const PlanReport seed = plan_ok(in);  // article 2: 31,488 fits
+  EXPECT_EQ(seed.max_model_len_that_fits, 31488u);
+  EXPECT_LE(seed.estimated.max_model_len_that_fits_low, 31488u);
+  EXPECT_GE(seed.estimated.max_model_len_that_fits_high, 31488u);
+  EXPECT_EQ(seed.estimated.non_torch_low, static_cast<uint64_t>(0.13 * kGiB));
+  in.max_model_len = seed.estimated.max_model_len_that_fits_high;  // starts only if they come out low
+  const PlanReport close = plan_ok(in);
+  EXPECT_FALSE(close.estimated.starts_low);
+  EXPECT_TRUE(close.estimated.starts_high);
+  in.vllm.activation_bytes = kGiB;
+  in.vllm.non_torch_bytes = kGiB / 8;
+  EXPECT_FALSE(plan_ok(in).estimated.present);
+  in = PlanInput{};
+  in.model.model_id = "qwen3-32b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.tensor_parallel = 2;
+  EXPECT_EQ(plan_ok(in).non_torch_bytes, static_cast<uint64_t>(0.55 * kGiB));  // NCCL at TP 2
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -99,6 +99,7 @@ struct PositionLimits {
 
 struct ModelShape {
   std::string model_type;  // config.json model_type of the language model
+  bool has_encoder = false;  // a vision or audio tower beside it (vision_config, audio_config)
   std::vector<std::string> architectures;  // config.json architectures (the wrapper's)
   uint64_t hidden_size = 0;
   uint64_t intermediate_size = 0;  // dense MLP width

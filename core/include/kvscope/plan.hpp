@@ -165,6 +165,19 @@ struct LaunchCommand {
   std::vector<std::string> unexpressed;
 };
 
+// The budget terms kvscope estimates rather than derives (vLLM's profiled activation peak and
+// non-torch memory), as the range published measurements give, and the capacity at each end.
+struct EstimatedBudget {
+  bool present = false;
+  uint64_t activation_low = 0, activation_high = 0;
+  uint64_t non_torch_low = 0, non_torch_high = 0;
+  uint64_t kv_pool_low = 0, kv_pool_high = 0;  // low: both terms at their high ends
+  double max_concurrency_low = 0, max_concurrency_high = 0;
+  uint64_t max_model_len_that_fits_low = 0, max_model_len_that_fits_high = 0;
+  bool starts_low = false, starts_high = false;
+  std::string source;  // where the range comes from, one sentence
+};
+
 struct PlanReport {
   EstimateReport estimate;  // the model, its KV per token and the workload line
   std::string engine;
@@ -206,6 +219,7 @@ struct PlanReport {
   uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
   uint64_t swa_pool_tokens = 0;       // SGLang's hybrid SWA pool: tokens of the sliding layers
   StatePool state_pool;               // SGLang hybrids; empty otherwise
+  EstimatedBudget estimated;          // vLLM with an estimated activation peak or non-torch memory
   bool starts = false;
   std::string startup_error;
   uint64_t max_model_len_that_fits = 0;

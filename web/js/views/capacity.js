@@ -19,6 +19,18 @@ export function memoryView(sweeps, fmt, card) {
       h('td', { class: 'exact' }, `${commas(bytes)} bytes`)))));
 }
 
+/** vLLM's estimated budget terms as the range published measurements give, and what it moves. */
+function estimatedFigures(r, fmt) {
+  const e = r.estimated_budget;
+  if (!e) return [];
+  const span = ([low, high], show) => (show(low) === show(high) ? show(low) : `${show(low)} to ${show(high)}`);
+  const bytes = (b) => fmt.bytes(b);
+  return [h('dt', {}, 'Estimated, not measured'),
+    h('dd', { id: 'estimated-budget', 'data-low': e.kv_pool_bytes[0], 'data-high': e.kv_pool_bytes[1] },
+      `KV pool ${span(e.kv_pool_bytes, bytes)}, ${span(e.max_concurrency, ratio)} sequences`,
+      h('span', { class: 'exact' }, `: activation peak ${span(e.activation_bytes, bytes)} and non-torch memory ${span(e.non_torch_bytes, bytes)} (${e.source})`))];
+}
+
 /** SGLang's recurrent-state slots and the request cap they set, when the report has them. */
 function statePoolFigures(r, fmt) {
   const s = r.state_pool;
@@ -40,6 +52,7 @@ export function capacityView(r, fmt) {
       h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens` +
         (r.num_blocks > 0 ? ` in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}` : '') +
         (r.swa_pool_tokens ? ` in the full layers, ${commas(r.swa_pool_tokens)} in the sliding ones` : ''))),
+    ...estimatedFigures(r, fmt),
     ...statePoolFigures(r, fmt),
     h('dt', {}, `Sequences of ${commas(ctx)} tokens that fit`),
     h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),

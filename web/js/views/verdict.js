@@ -28,5 +28,14 @@ export function verdictView(report, handlers) {
       `The largest max_model_len that fits is ${commas(fits)} tokens. `,
       h('button', { type: 'button', id: 'use-fitting-context', onclick: () => handlers.onUseContext(fits) },
         `Use ${commas(fits)}`)) : null,
-    !starts && fits === 0 ? h('p', {}, 'Not even a short request fits: the weights and the engine reserve take the whole budget.') : null);
+    !starts && fits === 0 ? h('p', {}, 'Not even a short request fits: the weights and the engine reserve take the whole budget.') : null,
+    closeCall(report));
+}
+
+// Where the answer turns on what kvscope estimates (vLLM's activation peak, non-torch memory).
+function closeCall(report) {
+  const e = report.estimated_budget;
+  if (!e || e.starts[0] === e.starts[1]) return null;
+  return h('p', { class: 'warn', id: 'verdict-close-call' },
+    `A close call: vLLM measures its activation peak and non-torch memory at start-up, and across the range published measurements give it starts only when they come out low (max_model_len ${commas(e.max_model_len_that_fits[0])} to ${commas(e.max_model_len_that_fits[1])} fits). Paste its start-up log below to settle it.`);
 }
