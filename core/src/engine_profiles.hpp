@@ -61,6 +61,10 @@ std::vector<std::string> weight_dtype_flags(std::string_view engine, const char*
                                             const PlanInput& in, const PlanReport& r,
                                             std::vector<std::string>& unexpressed);
 
+// "VAR=16,32" for the plan's pipeline partition (vLLM's and SGLang's get_pp_indices read it),
+// empty for an even split.
+std::string pp_partition_env(const char* var, const PlanInput& in);
+
 // Bytes one token adds across the GPU's layers (K and V, or the MLA latent; windows ignored).
 Result<uint64_t> cell_bytes(const ModelShape& gpu_shape, const Dtype& kv);
 

@@ -108,12 +108,13 @@ Result<uint64_t> reserve_states(StatePool& states, uint64_t rest, uint64_t given
 }
 
 // Architectures SGLang gives a hybrid SWA pool (is_hybrid_swa_model,
-// python/sglang/srt/configs/model_config.py).
-bool hybrid_swa_architecture(const ModelShape& shape) {
-  return std::any_of(shape.architectures.begin(), shape.architectures.end(), [](const auto& a) {
+// python/sglang/srt/configs/model_config.py); releases of 2025 listed no Gemma 4.
+bool hybrid_swa_architecture(const ModelShape& shape, const std::string& version) {
+  const bool gemma4 = version != "2025";
+  return std::any_of(shape.architectures.begin(), shape.architectures.end(), [&](const auto& a) {
     return is_one_of(a, {"Llama4ForConditionalGeneration", "GptOssForCausalLM", "MiMoV2ForCausalLM",
-                         "MiMoV2FlashForCausalLM", "Step3p5ForCausalLM", "Gemma4ForCausalLM",
-                         "Gemma4ForConditionalGeneration"});
+                         "MiMoV2FlashForCausalLM", "Step3p5ForCausalLM"}) ||
+           (gemma4 && is_one_of(a, {"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"}));
   });
 }
 
@@ -215,7 +216,7 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!split.ok) return R::failure(split.error);
   const LayerBytes& b = split.value;
   const bool hybrid_swa =
-      !in.sglang.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape);
+      !in.sglang.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape, r.engine_version);
   uint64_t swa_tokens = 0;
   if (hybrid_swa) {
     const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
@@ -287,6 +288,8 @@ LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::strin
   LaunchCommand out;
   std::vector<std::string> w;
   if (in.allow_long_context) w.push_back("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1");
+  if (std::string env = pp_partition_env("SGLANG_PP_LAYER_PARTITION", in); !env.empty())
+    w.push_back(std::move(env));
   w.insert(w.end(), {"python", "-m", "sglang.launch_server", "--model-path", std::string(model),
                      "--context-length", std::to_string(r.max_model_len)});
   if (in.sglang.mem_fraction_static > 0)

@@ -1,6 +1,7 @@
 #include "engine_table.hpp"
 
 #include "engine_profiles.hpp"
+#include "kvscope/units.hpp"
 #include "one_of.hpp"
 
 #include <cstdint>
@@ -46,6 +47,14 @@ std::vector<std::string> weight_dtype_flags(std::string_view engine, const char*
                                     : std::string()) +
       ": serve a checkpoint stored in " + chosen);
   return {};
+}
+
+std::string pp_partition_env(const char* var, const PlanInput& in) {
+  if (in.pp_layer_partition.empty()) return {};
+  std::string out = std::string(var) + "=";
+  for (double layers : in.pp_layer_partition) out += shortest_decimal(layers) + ",";
+  out.pop_back();
+  return out;
 }
 
 }  // namespace engines
@@ -139,6 +148,12 @@ const std::vector<EngineProfile> kEngines = [] {
   sglang.info.kv_dtype_choices = {"auto", "fp8"};
   sglang.info.load_time_weight_dtypes = {"fp8"};
   sglang.info.checkpoint_methods = {"*"};
+  sglang.info.versions = {
+      {"2026", "releases of 2026 (current)", "",
+       "a hybrid SWA pool for Llama 4, gpt-oss, MiMo-V2, Step-3.5 and Gemma 4 (model_config.py "
+       "is_hybrid_swa_model)"},
+      {"2025", "releases of 2025, before Gemma 4", "",
+       "Gemma 4 not yet on is_hybrid_swa_model's list: one pool, every layer full-length"}};
 
   EngineProfile& trt = rows[2];
   trt.info.id = "tensorrt-llm";

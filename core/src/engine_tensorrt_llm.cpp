@@ -82,6 +82,10 @@ LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r,
   if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp_size", std::to_string(r.tensor_parallel)});
   if (r.pipeline_parallel > 1)
     w.insert(w.end(), {"--pp_size", std::to_string(r.pipeline_parallel)});
+  if (!in.pp_layer_partition.empty()) {
+    out.unexpressed.push_back("trtllm-serve has no flag for an uneven pipeline split: its stages "
+                              "get even layer counts");
+  }
   if (r.data_parallel > 1) {  // trtllm-serve serves one replica (its DP is attention DP for MoE)
     out.unexpressed.push_back(std::to_string(r.data_parallel) +
                               " replicas: start this command on each replica's " +

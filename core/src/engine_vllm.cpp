@@ -443,6 +443,8 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   std::vector<std::string> w;
   if (in.allow_long_context) w.push_back("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   if (r.engine_version == "v0") w.push_back("VLLM_USE_V1=0");
+  if (std::string env = pp_partition_env("VLLM_PP_LAYER_PARTITION", in); !env.empty())
+    w.push_back(std::move(env));
   if (r.engine_version == "0.7" && !in.vllm.mla_cuda_mem_align_kv_cache)
     w.push_back("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0");
   w.insert(w.end(),

@@ -181,6 +181,13 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   if (in.engine_version.empty()) in.engine_version = vllm_version_of(log);
   if (const std::string* align = log.argument("mla_cuda_mem_align_kv_cache"); align != nullptr && *align == "0")
     in.vllm.mla_cuda_mem_align_kv_cache = false;
+  if (const std::string* split = log.argument("pp_layer_partition"); split != nullptr && in.pp_layer_partition.empty()) {
+    for (size_t at = 0; at < split->size();) {  // "16,32"; plan() checks the counts
+      const size_t comma = std::min(split->find(',', at), split->size());
+      in.pp_layer_partition.push_back(std::atof(split->substr(at, comma - at).c_str()));
+      at = comma + 1;
+    }
+  }
   uint64_t n = 0;
   if (count_of(log.argument("tensor_parallel_size"), n) && n > 0 && n <= 65536)
     in.tensor_parallel = static_cast<uint32_t>(n);

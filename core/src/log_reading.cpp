@@ -217,6 +217,8 @@ class Reader {
       argument("v0_engine", "True");
     if (line.find("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0") != std::string_view::npos)
       argument("mla_cuda_mem_align_kv_cache", "0");
+    if (line.find("VLLM_PP_LAYER_PARTITION=") != std::string_view::npos)
+      argument("pp_layer_partition", word_after(line, "VLLM_PP_LAYER_PARTITION="));
     if (line.find("vLLM API server version") != std::string_view::npos) {
       engine("vllm");
       if (out.version.empty()) out.version = word_after(line, "vLLM API server version");

@@ -205,14 +205,15 @@ Result<PlanMemo::Entry*> remembered(const EstimateInput& model, PlanMemo& memo) 
 // One GPU of stage `rank`, from the memo when a plan cut the model the same way.
 Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
                                 const ModelShape& shape, const WeightStorage& weights,
-                                uint32_t rank, bool with_draft) {
-  const std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
-                          std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
-                          std::to_string(in.pipeline_parallel) + (with_draft ? "|draft" : "");
+                                uint32_t rank, const PipelineStages& stages, bool with_draft) {
+  std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
+                    std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
+                    std::to_string(stages.count) + (with_draft ? "|draft" : "");
+  for (uint32_t layers : stages.partition) cut += ',' + std::to_string(layers);
   for (const auto& [key, load] : known.loads)
     if (key == cut) return Result<GpuLoad>::success(load);
   Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank,
-                                  in.pipeline_parallel, with_draft);
+                                  stages, with_draft);
   if (load.ok) known.loads.emplace_back(cut, load.value);
   return load;
 }
@@ -327,12 +328,16 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   CheckedU64 replica_weights, replica_pool;  // every GPU of one replica
   std::vector<GpuLoad> loads;
   bool all_start = true;
+  const Result<PipelineStages> stages =
+      pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
+  if (!stages.ok) return RS::failure(stages.error);
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
-    Result<GpuLoad> load = remembered_load(known_entry, in, shape, r.weights, rank, with_draft);
+    Result<GpuLoad> load =
+        remembered_load(known_entry, in, shape, r.weights, rank, stages.value, with_draft);
     if (!load.ok) return RS::failure(load.error);
     if (known_total != 0)
       load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
-    const auto [first, end] = pipeline_layers(shape.layers.size(), rank, in.pipeline_parallel);
+    const auto [first, end] = pipeline_layers(shape.layers.size(), rank, stages.value);
     PlanReport stage = r;
     stage.weights_bytes = load.value.gpu_weights.total;
     stage.gpu_weights = load.value.gpu_weights;

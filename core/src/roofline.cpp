@@ -99,12 +99,12 @@ StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
 }  // namespace
 
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
-                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp,
-                         bool with_draft) {
+                         const WeightStorage& storage, uint32_t tp, uint32_t rank,
+                         const PipelineStages& stages, bool with_draft) {
   using R = Result<GpuLoad>;
-  Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, pp);
+  Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, stages);
   if (!gpu_shape.ok) return R::failure(gpu_shape.error);
-  if (with_draft && rank + 1 == pp && !shape.draft_layers.empty()) {
+  if (with_draft && rank + 1 == stages.count && !shape.draft_layers.empty()) {
     ModelShape draft = shape;
     draft.layers = shape.draft_layers;
     const Result<ModelShape> sharded = shard_shape(draft, tp, 0, 1);
@@ -113,7 +113,7 @@ Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor
                                   sharded.value.layers.end());
   }
   const std::vector<WeightTensor> held =
-      stage_tensors(tensors, shape.layers.size(), rank, pp, with_draft);
+      stage_tensors(tensors, shape.layers.size(), rank, stages, with_draft);
   const Result<ParameterCount> params =
       count_parameters(held, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return R::failure(params.error);

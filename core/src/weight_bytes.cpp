@@ -192,10 +192,10 @@ Result<ParameterCount> count_parameters(const ModelShape& shape) {
 }
 
 std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors,
-                                        size_t layer_count, uint32_t rank, uint32_t pp,
-                                        bool with_draft) {
-  const bool first_stage = rank == 0, last_stage = rank + 1 == pp;
-  const auto [first, end] = pipeline_layers(layer_count, rank, pp);
+                                        size_t layer_count, uint32_t rank,
+                                        const PipelineStages& stages, bool with_draft) {
+  const bool first_stage = rank == 0, last_stage = rank + 1 == stages.count;
+  const auto [first, end] = pipeline_layers(layer_count, rank, stages);
   std::vector<WeightTensor> out;
   for (const WeightTensor& t : tensors) {
     if (t.layer_count == 0) {

@@ -179,6 +179,20 @@ TEST(EngineVersions, LlamaCpp2025PadsTo32CellsWithoutFlashAttention) {
   EXPECT_EQ(plan_ok(in).kv_pool_bytes, uint64_t{12 * 4096 + 12 * 768} * per_cell);
 }
 
+// SGLang's is_hybrid_swa_model gained Gemma 4 with its 2026 support: before, one pool.
+TEST(EngineVersions, SglangGivesGemma4ASlidingPoolOnlyOnceItListsIt) {
+  PlanInput in;
+  in.model.model_id = "gemma-4-31b";
+  in.engine = "sglang";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  EXPECT_GT(plan_ok(in).swa_pool_tokens, 0u);
+  in.engine_version = "2025";
+  EXPECT_EQ(plan_ok(in).swa_pool_tokens, 0u);
+  in.model.model_id = "gpt-oss-20b";  // listed in both
+  EXPECT_GT(plan_ok(in).swa_pool_tokens, 0u);
+}
+
 // llm-d-benchmark's profiled vLLM 0.11 runs on an H100 (79.18 GiB; config_explorer/
 // empirical-vllm-memory-results.md): with the weights as vLLM loaded them, each measured KV cache
 // lies inside the range kvscope gives for its estimated activation peak and non-torch memory.

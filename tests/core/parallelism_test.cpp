@@ -32,6 +32,33 @@ TEST(Parallelism, PipelineStagesGiveTheRemainderToTheStagesBeforeTheLast) {
   EXPECT_EQ(pipeline_layers(61, 3, 4), (std::pair<size_t, size_t>{46, 61}));
 }
 
+// VLLM_PP_LAYER_PARTITION=16,32 (vLLM issue #34076: Qwen3-Coder-30B over a 16 GB and a 32 GB card):
+// the stages hold the listed layers, the command says so, and a list that does not add up to
+// the model's layers is refused naming the key.
+TEST(Parallelism, AnUnevenPartitionCutsTheStagesAsListed) {
+  const PipelineStages split(2, {16, 32});
+  EXPECT_EQ(pipeline_layers(48, 0, split), (std::pair<size_t, size_t>{0, 16}));
+  EXPECT_EQ(pipeline_layers(48, 1, split), (std::pair<size_t, size_t>{16, 48}));
+  PlanInput in = with_kv_memory("qwen3-30b-a3b", 0, 1, 2);
+  in.kv_memory_bytes = 0;
+  in.gpu_memory_bytes = 32'000'000'000;
+  in.pp_layer_partition = {16, 32};
+  const PlanReport p = test::plan_ok(in);
+  ASSERT_EQ(p.stages.size(), 2u);
+  EXPECT_EQ(p.stages[0].layer_count, 16u);
+  EXPECT_EQ(p.stages[1].layer_count, 32u);
+  EXPECT_GT(p.stages[1].weights_bytes, p.stages[0].weights_bytes);
+  EXPECT_EQ(p.launch_command.rfind("VLLM_PP_LAYER_PARTITION=16,32 vllm serve", 0), 0u) << p.launch_command;
+  in.pp_layer_partition = {16, 31};
+  const Result<PlanReport> short_by_one = plan(in);
+  ASSERT_FALSE(short_by_one.ok);
+  EXPECT_EQ(short_by_one.error.field, "pp_layer_partition");
+  in.pp_layer_partition = {48};
+  EXPECT_EQ(plan(in).error.field, "pp_layer_partition");  // one count per stage
+  in.pp_layer_partition = {16.5, 31.5};
+  EXPECT_EQ(plan(in).error.field, "pp_layer_partition");
+}
+
 TEST(Parallelism, KvHeadsSplitThenReplicateWhenTpExceedsThem) {
   const ModelShape llama70 = test::catalog_shape("llama-3.1-70b");  // 64 query, 8 KV heads
   EXPECT_EQ(shard_shape(llama70, 4, 0, 1).value.layers[0].kv_heads, 2u);

@@ -92,6 +92,8 @@ export interface PlanRequest extends EstimateRequest {
   prompt_lengths?: string | null;
   output_lengths?: string | null;
   engine?: EngineId | string | null;
+  /** Layers of each pipeline stage (VLLM_PP_LAYER_PARTITION / SGLANG_PP_LAYER_PARTITION); null: even. */
+  pp_layer_partition?: number[] | null;
   /** A version line of the engine (EngineInfo.versions id) or a release ("0.15.2"); null: its current. */
   engine_version?: string | null;
   /** A catalogue GPU; or a card of gpu_memory_bytes; or the KV budget itself. */

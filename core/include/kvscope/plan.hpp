@@ -80,6 +80,7 @@ struct PlanInput {
   std::string engine_version;  // a version id or release of the engine; empty = its current
   uint32_t tensor_parallel = 1;          // GPUs one layer is split over
   uint32_t pipeline_parallel = 1;        // stages the layers are split into
+  std::vector<double> pp_layer_partition;  // layers per stage (VLLM_PP_LAYER_PARTITION); empty = even
   uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
   uint64_t max_model_len = 0;      // 0 = the engine's default for the model
   uint64_t require_concurrency = 0;  // the target's sequences (0 = the batch); a gate for scripts

@@ -26,11 +26,11 @@ struct GpuLoad {
   uint32_t tensor_parallel = 1;
 };
 
-// One GPU of stage `rank` of `pp` at tensor-parallel size `tp`, its weights in `storage`; with
-// `with_draft` the last stage also holds the MTP layers (their weights and their caches).
+// One GPU of stage `rank` of `stages` at tensor-parallel size `tp`, its weights in `storage`;
+// with `with_draft` the last stage also holds the MTP layers (their weights and their caches).
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
-                         const WeightStorage& storage, uint32_t tp, uint32_t rank, uint32_t pp,
-                         bool with_draft = false);
+                         const WeightStorage& storage, uint32_t tp, uint32_t rank,
+                         const PipelineStages& stages, bool with_draft = false);
 
 struct StepEstimate {
   double weight_bytes = 0;  // weights read (MoE: the experts the batch routes to)

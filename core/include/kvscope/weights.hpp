@@ -8,6 +8,7 @@
 
 #include "kvscope/error.hpp"
 #include "kvscope/model_shape.hpp"
+#include "kvscope/parallelism.hpp"
 #include "kvscope/weight_format.hpp"
 
 namespace kvscope {
@@ -72,13 +73,13 @@ struct WeightBytes {
   std::vector<ModuleBytes> modules; // per module class and format, in inventory order
 };
 
-// The tensors one pipeline stage holds: `rank` of `pp` over `layer_count` decoder layers (vLLM
+// The tensors one pipeline stage holds: `rank` of `stages` over `layer_count` decoder layers (vLLM
 // get_pp_indices), the embedding on the first stage, the final norm and head on the last (a tied
 // head becomes a copy there when the stages differ), draft layers on the last when `with_draft`
 // (without their embedding and head copies: vLLM shares the target's).
 std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors,
-                                        size_t layer_count, uint32_t rank, uint32_t pp,
-                                        bool with_draft);
+                                        size_t layer_count, uint32_t rank,
+                                        const PipelineStages& stages, bool with_draft);
 
 // Bytes of `tensors` in `storage`'s formats on one GPU of tensor-parallel size `tp`: each tensor
 // divided as vLLM shards it (replicated ones whole, KV projections at most once per head).
