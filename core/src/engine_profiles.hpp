@@ -40,6 +40,7 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& gpu_shape, cons
 
 // The rest of each engine's row in the engine table (engine_table.cpp), beside its profile.
 void vllm_ssm_state_default(ModelShape& shape);
+bool vllm_shape_options(ModelShape& shape, const PlanInput& in);
 void sglang_ssm_state_default(ModelShape& shape);
 void llamacpp_ssm_state_default(ModelShape& shape);
 uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note);

@@ -100,6 +100,7 @@ const std::vector<EngineProfile> kEngines = [] {
   vllm.honours_model_max_length = true;
   vllm.context_message = vllm_refusal;
   vllm.ssm_state_default = engines::vllm_ssm_state_default;
+  vllm.shape_options = engines::vllm_shape_options;
   vllm.sparse_mla_fp8_ds = true;
   vllm.default_block_size = engines::vllm_default_block_size;
   // vllm/config/cache.py CacheDType; vllm/model_executor/layers/quantization/fp8.py (fp8 at load).

@@ -43,6 +43,8 @@ struct EngineProfile {
   std::string (*context_message)(uint64_t max_model_len, const ContextLimit& limit,
                                  const ModelShape& shape) = nullptr;
 
+  // What its options change of the model (vLLM's --disable-sliding-window); true when they did.
+  bool (*shape_options)(ModelShape& shape, const PlanInput& in) = nullptr;
   // The SSM state dtype it picks when the user does not (changes shape.ssm_state_dtype); null
   // keeps the model's.
   void (*ssm_state_default)(ModelShape& shape) = nullptr;

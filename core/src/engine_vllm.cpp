@@ -412,6 +412,22 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   return R::success(std::move(r));
 }
 
+// --disable-sliding-window: every windowed layer a full one, and the window one more limit on
+// max_model_len ("sliding_window" among _get_and_verify_max_len's keys, vllm/config/model.py).
+bool vllm_shape_options(ModelShape& shape, const PlanInput& in) {
+  if (!in.vllm.disable_sliding_window) return false;
+  uint64_t window = 0;
+  for (LayerSpec& l : shape.layers) {
+    if (l.attention != AttentionKind::kSlidingWindow) continue;
+    window = window == 0 ? l.window_tokens : std::min(window, l.window_tokens);
+    l.attention = AttentionKind::kFull;
+    l.window_tokens = 0;
+  }
+  if (window == 0) return false;
+  shape.positions.keys.emplace_back("sliding_window", window);
+  return true;
+}
+
 // vLLM's per-model SSM state dtype (vllm/model_executor/models/config.py): NemotronH defaults to
 // float32, Qwen3.5 takes the config's mamba_ssm_dtype, Kimi's delta-attention state is float32
 // (kda_state_dtype); every other model keeps the state dtype.
@@ -486,6 +502,7 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--max-num-batched-tokens", std::to_string(in.vllm.max_num_batched_tokens)});
   }
   if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
+  if (in.vllm.disable_sliding_window) w.push_back("--disable-sliding-window");
   if (in.vllm.num_gpu_blocks_override != 0) {
     w.insert(w.end(), {"--num-gpu-blocks-override", std::to_string(in.vllm.num_gpu_blocks_override)});
   }

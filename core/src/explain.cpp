@@ -241,7 +241,8 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       ++runs;
       derived_seen = 0;
     }
-    if (f.key == "gpu_kv_cache_tokens" || f.key == "gpu_blocks" || f.key == "max_concurrency")
+    if (f.key == "gpu_kv_cache_tokens" || f.key == "gpu_blocks" || f.key == "num_gpu_blocks" ||
+        f.key == "max_concurrency")
       derived_seen = 1;
     run_of[i] = runs - 1;
   }
@@ -249,10 +250,12 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   // counts. Pipeline stages print their own (worker rank = stage x tp + t): each stage's blocks at
   // its own budget, the fewest counting; `stage_gib` of a run is empty unless every stage printed.
   std::vector<const PrintedFigure*> budget_of(runs, nullptr);
+  std::vector<size_t> budgets_in(runs, 0);
   std::vector<std::vector<double>> stage_gib(runs, std::vector<double>(in.pipeline_parallel, 0));
   for (size_t i = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
     if (!is_budget(f)) continue;
+    ++budgets_in[run_of[i]];
     const PrintedFigure*& budget = budget_of[run_of[i]];
     if (budget == nullptr || f.value < budget->value) budget = &f;
     uint64_t rank = 0;
@@ -300,7 +303,12 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       x.direct(f, "non-torch memory", "GiB", gib(own.value.non_torch_bytes),
                "measured by vLLM; kvscope's is an estimate (calibrated here from the log)");
     } else if (f.key == "error_derived_max_model_len") {
-      const Result<PlanReport> p = at_budget(uint64_t{1} << 40, 0);
+      // A limit derived from sliding_window is the one --disable-sliding-window adds.
+      PlanInput launched = in;
+      launched.vllm.disable_sliding_window = f.detail.rfind("sliding_window", 0) == 0;
+      const Result<PlanReport> p = launched.vllm.disable_sliding_window
+                                       ? plan_at_kv_budget(launched, uint64_t{1} << 40, 0)
+                                       : at_budget(uint64_t{1} << 40, 0);
       if (p.ok)
         x.direct(f, "derived max_model_len", "tokens", static_cast<double>(p.value.context_limit.tokens),
                  "kvscope derives " + p.value.context_limit.explanation);
@@ -341,6 +349,16 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
         return &log.figures[j];
     return nullptr;
   };
+  // A run whose log shows fewer budgets than it has workers: another worker may have had less.
+  const uint64_t workers = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+  const auto or_workers = [&](size_t run, std::string why) {
+    if (workers > 1 && budgets_in[run] < workers) {
+      why += "; or a worker the log does not show had less memory: it prints " +
+             std::to_string(budgets_in[run]) + " of the " + std::to_string(workers) +
+             " workers' budgets and vLLM keeps the fewest blocks over all (get_kv_cache_configs)";
+    }
+    return why;
+  };
   for (size_t i = 0; i < log.figures.size(); ++i) {
     const PrintedFigure& f = log.figures[i];
     const PrintedFigure* budget = budget_of[run_of[i]];
@@ -351,11 +369,11 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                                         static_cast<double>(p.kv_pool_tokens) /
                                         static_cast<double>(std::max<uint64_t>(1, p.num_blocks)));
                     }),
-                    "vLLM's grouping of this model's layers differs from kvscope's");
-    } else if (budget != nullptr && f.key == "gpu_blocks") {
+                    or_workers(run_of[i], "vLLM's grouping of this model's layers differs from kvscope's"));
+    } else if (budget != nullptr && (f.key == "gpu_blocks" || f.key == "num_gpu_blocks")) {
       x.from_budget(f, "GPU blocks", "blocks", *budget, kGiB,
                     at(run_of[i], 0, [](const PlanReport&, uint64_t blocks) { return static_cast<double>(blocks); }),
-                    "vLLM's page for this model differs from kvscope's");
+                    or_workers(run_of[i], "vLLM's page for this model differs from kvscope's"));
     } else if (budget != nullptr && f.key == "max_concurrency") {
       uint64_t len = 0;
       count_of(&f.detail, len);
@@ -365,7 +383,7 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
                       return p.max_concurrency * static_cast<double>(blocks) /
                              static_cast<double>(std::max<uint64_t>(1, p.num_blocks));
                     }),
-                    "vLLM counts this model's blocks per request differently");
+                    or_workers(run_of[i], "vLLM counts this model's blocks per request differently"));
     } else if (budget == nullptr && f.key == "max_concurrency" && pool_before(i) != nullptr) {
       // No budget printed: the concurrency still follows from the tokens or blocks printed before.
       const PrintedFigure& pool = *pool_before(i);

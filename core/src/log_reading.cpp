@@ -217,6 +217,12 @@ class Reader {
       argument("v0_engine", "True");
     if (line.find("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0") != std::string_view::npos)
       argument("mla_cuda_mem_align_kv_cache", "0");
+    // The scheduler's line says the batched tokens (the card's default when no flag set them).
+    if (line.find("Chunked prefill is enabled with max_num_batched_tokens=") != std::string_view::npos) {
+      std::string tokens = word_after(line, "max_num_batched_tokens=");
+      if (!tokens.empty() && tokens.back() == '.') tokens.pop_back();  // the sentence's full stop
+      argument("max_num_batched_tokens", tokens);
+    }
     if (line.find("VLLM_PP_LAYER_PARTITION=") != std::string_view::npos)
       argument("pp_layer_partition", word_after(line, "VLLM_PP_LAYER_PARTITION="));
     if (line.find("vLLM API server version") != std::string_view::npos) {
@@ -239,6 +245,7 @@ class Reader {
         {"gpu_blocks", "GPU blocks:"},
         {"gpu_blocks", "cuda blocks:"},  // V0 on CUDA, early 2025
         {"cpu_blocks", "CPU blocks:"},
+        {"num_gpu_blocks", "num_gpu_blocks is:"},  // V1's cache_config_info line
         {"kv_cache_reserved_gib", "reserved for KV Cache is"},
         {"kv_cache_reserved_gib", "kv_cache_size="},
         {"kv_cache_reserved_gib", "available_kv_cache_memory"},
@@ -292,7 +299,7 @@ class Reader {
       double value = 0;
       const size_t at = line.find("derived max_model_len (");
       if (number_after(line, "(", text, value, at) || number_after(line, "=", text, value, at))
-        figure("error_derived_max_model_len", text, value, n);
+        figure("error_derived_max_model_len", text, value, n, word_after(line.substr(at), "("));
     }
     // kv_cache_utils.py: "Auto-fit max_model_len: reduced from A to B to fit in available GPU
     // memory (X GiB available for KV cache)".

@@ -237,6 +237,8 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   Result<EstimateReport> estimated = estimate(model.value, known_model.value->model);
   if (!estimated.ok) return RS::failure(estimated.error);
   r.estimate = std::move(estimated.value);
+  const bool options_changed =
+      engine.shape_options != nullptr && engine.shape_options(r.estimate.shape, in);
   const ModelShape& shape = r.estimate.shape;
   const std::vector<WeightTensor>& tensors = known_model.value->tensors;
   const Result<ParameterCount> params =
@@ -308,7 +310,7 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     kv_shape.layers.insert(kv_shape.layers.end(), shape.draft_layers.begin(),
                            shape.draft_layers.end());
   }
-  if (context_follows || ssm_changed || kv_changed || with_draft ||
+  if (context_follows || ssm_changed || kv_changed || with_draft || options_changed ||
       r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =

@@ -19,6 +19,31 @@ PlanInput real(const std::string& name) {
   return in;
 }
 
+// vLLM with --disable-sliding-window (a vLLM 0.22 log in tests/data/logs): Mistral-7B-v0.1's
+// window becomes its limit ("sliding_window=4096") and every layer caches the whole sequence.
+TEST(ContextLimit, DisablingTheSlidingWindowMakesItTheLimit) {
+  PlanInput in;
+  in.model.model_id = "mistral-7b-v0.1";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 4096;
+  const PlanReport windowed = plan_ok(in);
+  in.vllm.disable_sliding_window = true;
+  const PlanReport full = plan_ok(in);
+  EXPECT_EQ(full.context_limit.tokens, 4096u);
+  EXPECT_EQ(full.context_limit.derived_from.rfind("sliding_window=4096", 0), 0u);
+  EXPECT_TRUE(full.starts);
+  EXPECT_NE(full.launch_command.find("--disable-sliding-window"), std::string::npos);
+  EXPECT_EQ(windowed.context_limit.tokens, 32768u);
+  in.max_model_len = 12288;
+  const PlanReport refused = plan_ok(in);
+  EXPECT_FALSE(refused.starts);
+  EXPECT_NE(refused.startup_error.find("derived max_model_len (sliding_window=4096"), std::string::npos)
+      << refused.startup_error;
+  in.max_model_len = 32768;
+  in.allow_long_context = true;  // past the window: the sliding layers now cache all 32,768 tokens
+  EXPECT_EQ(plan_ok(in).kv_bytes_needed, uint64_t{32768} * 32 * 2 * 8 * 128 * 2);
+}
+
 TEST(ContextLimit, PlainMaxPositionEmbeddings) {
   const ContextLimit l = vllm_context_limit(test::catalog_shape("qwen3-32b"));
   EXPECT_EQ(l.tokens, 40960u);

@@ -254,6 +254,17 @@ TEST(Explain, LogsAreExplainedAsTheVersionLineTheyShow) {
   EXPECT_EQ(figure_named(padded.value, "K and V")->match, "differs");
 }
 
+// The scheduler's "Chunked prefill is enabled with max_num_batched_tokens=8192." sets the batched
+// tokens a sliding group reaches (Gemma 3 27B on ROCm: 50.05x, not the 2,048-token default's 63.65x).
+TEST(Explain, TheSchedulersBatchedTokensCountForSlidingLayers) {
+  const Result<ExplainReport> r =
+      explain(committed_log("vllm-v1-gemma3-27b-it-rocm-4k.log"), with_model("gemma-3-27b"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.plan.vllm.max_num_batched_tokens, 8192u);
+  EXPECT_EQ(figure_named(r.value, "Maximum concurrency")->match, "exact");
+  EXPECT_EQ(figure_named(r.value, "Maximum concurrency")->kvscope, "50.05");
+}
+
 TEST(Explain, SglangAndTensorRtPoolsMatchTheirPrintedBytes) {
   PlanInput qwq;
   qwq.model.config_json = test::read_fixture("qwen2_5_32b_shape.json");

@@ -38,6 +38,8 @@ export interface VllmOptions {
   gpu_memory_utilization?: number | null;
   max_num_batched_tokens?: Tokens | null;
   disable_hybrid_kv_cache_manager?: boolean | null;
+  /** --disable-sliding-window: every layer full length, max_model_len at most the window. */
+  disable_sliding_window?: boolean | null;
   mamba_cache_mode?: 'none' | 'align' | 'all' | null;
   activation_bytes?: Bytes | null;
   non_torch_bytes?: Bytes | null;

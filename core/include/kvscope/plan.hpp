@@ -22,6 +22,7 @@ struct VllmOptions {
   double gpu_memory_utilization = 0.9;
   uint64_t max_num_batched_tokens = 0;  // 0 = `vllm serve`'s default for the card
   bool disable_hybrid_kv_cache_manager = false;
+  bool disable_sliding_window = false;  // every layer full length, max_model_len at most the window
   std::string mamba_cache_mode = "none";  // --mamba-cache-mode: none | align | all
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
