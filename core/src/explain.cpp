@@ -600,20 +600,31 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     if (!p.ok) return Result<double>::failure(p.error);
     return Result<double>::success(static_cast<double>(p.value.kv_pool_tokens));
   };
+  // SGLang prints the K and V buffers themselves (after any recurrent-state pool): their tokens
+  // are the bytes over one token's cell on this GPU, whatever else the budget held.
+  const auto tokens_of_buffers = [&in](uint64_t bytes) -> Result<double> {
+    const Result<PlanReport> p = plan_at_kv_budget(in, uint64_t{1} << 40, in.max_model_len == 0 ? 1024 : 0);
+    if (!p.ok) return Result<double>::failure(p.error);
+    if (p.value.kv_pool_tokens == 0)
+      return Result<double>::failure(make_error(kUnsupported, "model", "no layer keeps per-token KV"));
+    const double cell = std::round(static_cast<double>(p.value.kv_pool_bytes) /
+                                   static_cast<double>(p.value.kv_pool_tokens));
+    return Result<double>::success(std::floor(static_cast<double>(bytes) / cell));
+  };
   if (sglang) {
     const PrintedFigure* tokens = log.figure("sglang_tokens");
     if (tokens == nullptr) tokens = log.figure("max_total_num_tokens");
     const PrintedFigure* k = log.figure("sglang_k_size_gb");
     const PrintedFigure* v = log.figure("sglang_v_size_gb");
     if (const PrintedFigure* kv = log.figure("sglang_kv_size_gb"); tokens != nullptr && kv != nullptr) {
-      x.from_budget(*tokens, "tokens the KV buffer holds (#tokens)", "tokens", *kv, kGiB, tokens_in,
-                    "SGLang's cell for this model differs from kvscope's");
+      x.from_budget(*tokens, "tokens the KV buffer holds (#tokens)", "tokens", *kv, kGiB,
+                    tokens_of_buffers, "SGLang's cell for this model differs from kvscope's");
     } else if (tokens != nullptr && k != nullptr && v != nullptr) {
       PrintedFigure both = *k;
       both.value = k->value + v->value;
       both.text = as_printed(both.value, k->text);
       x.from_budget(*tokens, "tokens the K and V buffers hold (#tokens)", "tokens", both, kGiB,
-                    tokens_in, "SGLang's cell for this model differs from kvscope's",
+                    tokens_of_buffers, "SGLang's cell for this model differs from kvscope's",
                     0.5 * (std::pow(10.0, -decimals_of(k->text)) + std::pow(10.0, -decimals_of(v->text))));
     }
   } else {
