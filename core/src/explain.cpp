@@ -401,10 +401,14 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     } else if (f.key == "cpu_blocks") {
       // V0's swap space over one block of every layer: the budget does not enter.
       const Result<PlanReport> p = at_budget(uint64_t{1} << 30, 0);
+      // Releases before 0.7.1 cached DeepSeek's attention as full K and V heads, not the latent.
+      const bool early_mla = p.ok && in.engine_version == "0.7" && p.value.estimate.shape.mla.kv_lora_rank != 0;
       if (p.ok && p.value.swap_blocks != 0)
         x.direct(f, "CPU swap blocks", "blocks", static_cast<double>(p.value.swap_blocks),
-                 "the launch's --swap-space or tensor parallelism is not in the log: kvscope "
-                 "takes vLLM's defaults (4 GiB, the parallelism read)",
+                 early_mla ? "vLLM before 0.7.1 cached this MLA model as full K and V heads (its MLA "
+                             "cache came in 0.7.1); kvscope counts the latent"
+                           : "the launch's --swap-space or tensor parallelism is not in the log: "
+                             "kvscope takes vLLM's defaults (4 GiB, the parallelism read)",
                  "--swap-space " + shortest_decimal(static_cast<double>(in.vllm.swap_space_bytes) / kGiB) +
                      " GiB over one block of every layer");
     } else if (budget == nullptr && f.key == "gpu_blocks") {
