@@ -43,6 +43,12 @@ Result<SolveReport> solve(const PlanInput& base, const SolveOptions& options) {
   out.model_name = s.model_name;
   out.engine = base.engine;
   out.engine_label = std::string(s.engine->info.label);
+  const Result<const EngineVersion*> version = resolve_engine_version(s.engine->info, base.engine_version);
+  if (!version.ok) return R::failure(version.error);
+  if (version.value != nullptr) {
+    out.engine_version = version.value->id;
+    out.engine_version_label = version.value->label;
+  }
   out.concurrency = options.concurrency;
   out.context_tokens = s.context_tokens;
   out.prompt_tokens = s.prompt_tokens;

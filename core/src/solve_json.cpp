@@ -53,6 +53,7 @@ std::string solve_to_json(const SolveReport& r) {
   w.end_object();
   w.field("engine", r.engine);
   w.field("engine_label", r.engine_label);
+  write_version_line(w, "engine_version", r.engine_version, r.engine_version_label);
   w.key("target").begin_object();
   w.field("concurrency", r.concurrency);
   w.field("context_tokens", r.context_tokens);

@@ -34,7 +34,8 @@ std::string layout(const SolveOption& o) {
 }  // namespace
 
 void print_solve(const SolveReport& r, std::ostream& out) {
-  out << "kvscope solve: " << r.model_name << " under " << r.engine_label << ", "
+  out << "kvscope solve: " << r.model_name << " under " << r.engine_label
+      << (r.engine_version.empty() ? std::string() : " " + r.engine_version_label) << ", "
       << with_commas(r.concurrency) << (r.concurrency == 1 ? " sequence" : " sequences") << " of "
       << with_commas(r.context_tokens) << " tokens at once";
   if (!r.prompt_lengths.empty())

@@ -252,6 +252,8 @@ export interface SolveReport {
   model: { id: string | null; name: string };
   engine: string;
   engine_label: string;
+  /** The engine's version line its plans follow; null for an engine with one. */
+  engine_version: { id: string; label: string } | null;
   target: { concurrency: number; context_tokens: Tokens; prompt_tokens: Tokens;
     prompt_lengths: string | null; output_lengths: string | null;
     min_decode_tokens_per_s: number | null; max_ttft_s: number | null };

@@ -84,6 +84,8 @@ struct SolveReport {
   std::string model_name;
   std::string engine;
   std::string engine_label;
+  std::string engine_version;  // the version line its plans follow; empty for an engine with one
+  std::string engine_version_label;
   uint64_t concurrency = 0;
   uint64_t context_tokens = 0;
   uint64_t prompt_tokens = 0;
