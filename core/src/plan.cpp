@@ -169,6 +169,12 @@ Result<PlanReport> validate(const PlanInput& in) {
   if (in.pipeline_parallel == 0)
     return R::failure(make_error(kInvalidValue, "pipeline_parallel", "must be at least 1"));
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+  if (in.gpus != 0 && in.gpus < per_replica) {
+    return R::failure(make_error(kInvalidValue, "gpus",
+                                 std::to_string(in.gpus) + (in.gpus == 1 ? " GPU is" : " GPUs are") +
+                                     " fewer than one replica needs: tp x pp = " +
+                                     std::to_string(per_replica)));
+  }
   if (in.gpus != 0 && in.gpus % per_replica != 0) {
     return R::failure(make_error(kInvalidValue, "gpus",
                                  std::to_string(in.gpus) +

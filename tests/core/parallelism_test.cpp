@@ -59,6 +59,21 @@ TEST(Parallelism, AnUnevenPartitionCutsTheStagesAsListed) {
   EXPECT_EQ(plan(in).error.field, "pp_layer_partition");
 }
 
+TEST(Parallelism, GpusMustHoldWholeReplicas) {
+  PlanInput in = with_kv_memory("llama-3.1-70b", 10 * kGiB, 4);
+  in.gpus = 2;  // fewer than one replica of tp 4
+  Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "gpus");
+  EXPECT_NE(r.error.message.find("fewer than one replica needs: tp x pp = 4"), std::string::npos);
+  in.gpus = 6;  // one and a half replicas
+  r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.message.find("not a whole number of replicas"), std::string::npos);
+  in.gpus = 8;
+  EXPECT_EQ(test::plan_ok(in).data_parallel, 2u);
+}
+
 TEST(Parallelism, KvHeadsSplitThenReplicateWhenTpExceedsThem) {
   const ModelShape llama70 = test::catalog_shape("llama-3.1-70b");  // 64 query, 8 KV heads
   EXPECT_EQ(shard_shape(llama70, 4, 0, 1).value.layers[0].kv_heads, 2u);
