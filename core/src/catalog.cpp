@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_data.hpp"
+#include "spelling.hpp"
 
 namespace kvscope {
 namespace {
@@ -32,21 +33,6 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // The names a user may type for an entry, lowercased: its id, and for models the Hugging Face
 // id, the repository part of it, and the display name ("qwen/qwen3-32b", "qwen3-32b", "qwen3 32b").
 std::vector<std::string> spellings(const ModelEntry& e) {
@@ -62,22 +48,16 @@ std::vector<std::string> spellings(const ModelEntry& e) {
 }
 std::vector<std::string> spellings(const GpuEntry& e) { return {e.id, lowercase(e.name)}; }
 
-// Up to three ids within a few edits of the request (of any of their spellings), closest first,
-// to suggest in an error.
+// Up to three ids close to the request (by any of their spellings), to suggest in an error.
 template <typename Entry>
 std::string suggestions(const std::vector<Entry>& entries, const std::string& wanted) {
-  if (wanted.size() > 64) return "";
-  const size_t limit = std::max<size_t>(2, wanted.size() / 4);
-  std::vector<std::pair<size_t, std::string>> close;
+  std::vector<std::string> ids;
+  std::vector<std::vector<std::string>> other;
   for (const Entry& e : entries) {
-    size_t d = SIZE_MAX;
-    for (const std::string& spelling : spellings(e)) d = std::min(d, edit_distance(spelling, wanted));
-    if (d <= limit) close.emplace_back(d, e.id);
+    ids.push_back(e.id);
+    other.push_back(spellings(e));
   }
-  std::sort(close.begin(), close.end());
-  std::string out;
-  for (size_t i = 0; i < close.size() && i < 3; ++i) out += (i == 0 ? "" : ", ") + close[i].second;
-  return out;
+  return closest_names(ids, other, wanted);
 }
 
 template <typename Entry>

@@ -13,6 +13,7 @@
 #include "kvscope/report_json.hpp"
 #include "kvscope/units.hpp"
 #include "request_fields.hpp"
+#include "spelling.hpp"
 
 namespace kvscope {
 namespace {
@@ -290,10 +291,14 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
   }
   Command command = Command::kPlan;
   if (!command_named(args[0], command)) {
-    return R::failure(
-        make_error(kInvalidValue, "command",
-                   "unknown command " + quote_user_text(args[0]) +
-                       " (expected estimate, plan, sweep, solve, explain, models, gpus, dtypes or engines)"));
+    const std::string near = closest_names(
+        {"estimate", "plan", "sweep", "solve", "explain", "models", "gpus", "dtypes", "engines"}, {},
+        args[0], 1);
+    return R::failure(make_error(
+        kInvalidValue, "command",
+        "unknown command " + quote_user_text(args[0]) +
+            (near.empty() ? " (expected estimate, plan, sweep, solve, explain, models, gpus, dtypes or engines)"
+                          : " (did you mean " + near + "?)")));
   }
   ordered_json request{{"command", args[0]}};
   std::string request_file;
@@ -328,9 +333,15 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       flag.resize(eq);
     }
     const Field* f = field_of_flag(flag, command);
-    if (f == nullptr && flag != "--request")
-      return R::failure(
-          usage_error(flag, "unknown option " + quote_user_text(flag) + " (see kvscope --help)"));
+    if (f == nullptr && flag != "--request") {
+      std::vector<std::string> flags;
+      for (const Field& known : fields())
+        if (!known.flag.empty() && reads(known.commands, command)) flags.emplace_back(known.flag);
+      const std::string near = closest_names(flags, {}, flag, 1);
+      return R::failure(usage_error(
+          flag, "unknown option " + quote_user_text(flag) +
+                    (near.empty() ? " (see kvscope --help)" : " (did you mean " + near + "?)")));
+    }
     const bool takes_value = f == nullptr || f->kind != Kind::kSwitch;
     if (takes_value && !inline_value) {
       if (i + 1 >= args.size()) return R::failure(usage_error(flag, "needs a value"));

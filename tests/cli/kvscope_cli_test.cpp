@@ -206,6 +206,19 @@ INSTANTIATE_TEST_SUITE_P(
                "--set"}),
     [](const ::testing::TestParamInfo<BadRun>& info) { return info.param.name; });
 
+// A mistyped command, flag or id suggests what was meant: prefixes and substrings before edits.
+TEST(Cli, MistypesSuggestWhatWasMeant) {
+  EXPECT_NE(kvscope({"pln"}).err.find("unknown command \"pln\" (did you mean plan?)"), std::string::npos);
+  EXPECT_NE(kvscope({"plan", "--modle", "llama-3.1-8b"}).err.find("(did you mean --model?)"),
+            std::string::npos);
+  const CliRun gpu = kvscope({"plan", "--model", "llama-3.1-8b", "--gpu", "h100"});
+  EXPECT_NE(gpu.err.find("did you mean h100-"), std::string::npos) << gpu.err;
+  EXPECT_EQ(gpu.err.find("a10"), std::string::npos) << gpu.err;
+  const CliRun model = kvscope({"plan", "--model", "lama-3.1-8b", "--gpu", "l4"});
+  EXPECT_NE(model.err.find("did you mean llama-3.1-8b"), std::string::npos) << model.err;
+  EXPECT_EQ(kvscope({"plan", "--zzzzzzzz", "1"}).err.find("did you mean"), std::string::npos);
+}
+
 TEST(Cli, JsonErrorsAlsoGoToStdout) {
   const CliRun r = kvscope({"estimate", "--model", "llama-3.1-8b", "--kv-dtype", "nope", "--json"});
   EXPECT_EQ(r.status, 2);
