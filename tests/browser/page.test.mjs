@@ -228,6 +228,36 @@ test('what-if levers and pinned comparisons', async () => {
   await page.close();
 });
 
+test('pins never replace each other: duplicates and a fifth are refused with a reason', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  const pinned = async () => JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins') ?? '[]').length;
+  await page.click('#pin-examples');
+  await page.waitForURL(/pins=/);
+  assert.equal(await pinned(), 3);
+  await page.click('#pin-examples');
+  assert.match(await page.textContent('#pin-status'), /^MHA vs GQA vs MLA are already pinned\.$/);
+  assert.equal(await pinned(), 3);
+  await page.click('#pin');
+  const waitPins = (n, text = '') => page.waitForFunction(([count, part]) => {
+    const p = new URLSearchParams(location.hash.slice(1)).get('pins');
+    return p !== null && JSON.parse(p).length === count && JSON.parse(p).some((h) => h.includes(part));
+  }, [n, text]);
+  await waitPins(4);
+  await page.click('#pin');
+  assert.match(await page.textContent('#pin-status'), /^This scenario is already pinned\.$/);
+  await page.fill('#context', '8192');
+  await page.waitForURL(/context=8192/);
+  await page.click('#pin');
+  assert.match(await page.textContent('#pin-status'), /^4 scenarios at most: 4 pinned, This scenario would add 1\. Remove one/);
+  assert.equal(await pinned(), 4);
+  await page.click('button.remove >> nth=0');
+  await page.click('#pin');
+  await waitPins(4, 'context=8192');
+  assert.equal(await page.textContent('#pin-status'), '');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('"Embed this" writes a custom-element and an iframe snippet for the scenario', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-2-7b&kv_dtype=fp8`);
   await page.click('#embed-details summary');

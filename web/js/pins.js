@@ -1,15 +1,18 @@
-// Pinned scenarios: up to four permalinks kept in the state, compared side by side.
+// Pinned scenarios: up to four permalinks kept in the state, compared side by side. A pin never
+// replaces another: a fifth, or one already pinned, is refused with a line that says why.
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, parseHash, planRequest, toHash } from './state.js';
 import { compareView } from './views/compare.js';
 import { $, page, update } from './page.js';
 
+const MOST_PINS = 4;
+
 function pinsFromState() {
   let hashes = [];
   try { hashes = page.state.pins ? JSON.parse(page.state.pins) : []; } catch { hashes = []; }
   if (!Array.isArray(hashes)) hashes = [];
-  return hashes.filter((x) => typeof x === 'string').slice(0, 4);
+  return hashes.filter((x) => typeof x === 'string').slice(0, MOST_PINS);
 }
 
 // Pinned scenarios are fixed: they are recomputed only when the pins or the units change.
@@ -28,17 +31,34 @@ export function renderPins() {
   });
 }
 
-function setPins(hashes) {
-  page.state.pins = hashes.length ? JSON.stringify(hashes.slice(-4)) : '';
+function setPins(hashes, status = '') {
+  page.state.pins = hashes.length ? JSON.stringify(hashes) : '';
+  $('pin-status').textContent = status;
   update();
+}
+
+// Adds `wanted` to the pins, skipping those already there; refuses when they would not all fit.
+function addPins(wanted, what) {
+  const pins = pinsFromState();
+  const fresh = [...new Set(wanted)].filter((h) => !pins.includes(h));
+  if (fresh.length === 0) {
+    $('pin-status').textContent = `${what} ${wanted.length === 1 ? 'is' : 'are'} already pinned.`;
+    return;
+  }
+  if (pins.length + fresh.length > MOST_PINS) {
+    $('pin-status').textContent = `${MOST_PINS} scenarios at most: ${pins.length} pinned, ${what} would add ${fresh.length}. Remove one (×) or Clear first.`;
+    return;
+  }
+  setPins([...pins, ...fresh], fresh.length < wanted.length ? `${wanted.length - fresh.length} of them already pinned.` : '');
 }
 
 function scenarioHash(s) { return toHash({ ...s, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme }); }
 
 /** Listens to the pin, examples and clear buttons. */
 export function wirePins() {
-  $('pin').addEventListener('click', () => setPins([...pinsFromState(), scenarioHash(page.state)]));
-  $('pin-examples').addEventListener('click', () => setPins(['llama-2-7b', 'llama-3.1-8b', 'deepseek-v2-lite']
-    .map((model) => scenarioHash({ ...DEFAULTS, model, gpu: 'a100-sxm-80gb', context: 4096, kv_dtype: 'fp16' }))));
+  $('pin').addEventListener('click', () => addPins([scenarioHash(page.state)], 'This scenario'));
+  $('pin-examples').addEventListener('click', () => addPins(['llama-2-7b', 'llama-3.1-8b', 'deepseek-v2-lite']
+    .map((model) => scenarioHash({ ...DEFAULTS, model, gpu: 'a100-sxm-80gb', context: 4096, kv_dtype: 'fp16' })),
+  'MHA vs GQA vs MLA'));
   $('pins-clear').addEventListener('click', () => setPins([]));
 }
