@@ -258,6 +258,18 @@ test('pins never replace each other: duplicates and a fifth are refused with a r
   await page.close();
 });
 
+test('every Copy button names what it copies', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.click('#embed-details summary');
+  const names = await page.$$eval('button', (bs) => bs.filter((b) => b.textContent.startsWith('Copy'))
+    .map((b) => b.getAttribute('aria-label') ?? b.textContent));
+  assert.ok(names.length >= 5, names.join(' | '));
+  assert.equal(new Set(names).size, names.length, names.join(' | '));
+  assert.ok(names.includes('Copy the permalink'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('"Embed this" writes a custom-element and an iframe snippet for the scenario', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-2-7b&kv_dtype=fp8`);
   await page.click('#embed-details summary');
