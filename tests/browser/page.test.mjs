@@ -258,6 +258,25 @@ test('pins never replace each other: duplicates and a fifth are refused with a r
   await page.close();
 });
 
+test('the context slider speaks tokens and its arrow keys step by powers of two', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  assert.equal(await page.getAttribute('#context-slider', 'aria-valuetext'), '131,072 tokens');
+  await page.focus('#context-slider');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForURL(/context=262144/);
+  assert.equal(await page.getAttribute('#context-slider', 'aria-valuetext'), '262,144 tokens');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForURL(/context=65536/);
+  await page.fill('#context', '100000');
+  await page.waitForURL(/context=100000/);
+  await page.focus('#context-slider');
+  await page.keyboard.press('ArrowDown');  // from between two powers: the one below
+  await page.waitForURL(/context=65536/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('every Copy button names what it copies', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#embed-details summary');

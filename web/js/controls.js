@@ -58,6 +58,7 @@ export function writeControls() {
   set($('model'), page.state.config ? '' : page.state.model);
   $(page.state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
   set($('context-slider'), String(Math.log2(page.state.context)));
+  $('context-slider').setAttribute('aria-valuetext', `${commas(page.state.context)} tokens`);
   set($('context-label'), commas(page.state.context));
   $('custom-gpu').hidden = page.state.gpu !== 'custom';
   // The engine's knobs as the core lists them (none before the module has loaded).
@@ -169,6 +170,16 @@ export function wireControls() {
   });
   $('context-slider').addEventListener('input', () => {
     page.state.context = Math.round(2 ** Number($('context-slider').value));
+    update();
+  });
+  // Arrow keys step between powers of two (the slider's quarter steps would land on 92,682).
+  $('context-slider').addEventListener('keydown', (e) => {
+    const up = e.key === 'ArrowUp' || e.key === 'ArrowRight';
+    if (!up && e.key !== 'ArrowDown' && e.key !== 'ArrowLeft') return;
+    e.preventDefault();
+    const log = Math.log2(page.state.context);
+    const next = up ? Math.floor(log) + 1 : Math.ceil(log) - 1;
+    page.state.context = 2 ** Math.min(21, Math.max(9, next));
     update();
   });
   for (const radio of document.querySelectorAll('input[name="units"]')) {
