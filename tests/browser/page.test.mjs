@@ -277,6 +277,16 @@ test('the context slider speaks tokens and its arrow keys step by powers of two'
   await page.close();
 });
 
+test('the first Tab stop skips to the answer', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the answer');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('every Copy button names what it copies', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#embed-details summary');
