@@ -278,7 +278,7 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     r.gpu_memory_bytes = gpu.value.memory_bytes;
   } else if (in.gpu_memory_bytes != 0) {
     r.gpu_memory_bytes = in.gpu_memory_bytes;
-    r.gpu_name = format_gb(in.gpu_memory_bytes) + " card";
+    r.gpu_name = format_gb_trimmed(in.gpu_memory_bytes) + " card";
   } else {
     r.kv_memory_given = true;
     r.kv_pool_bytes = in.kv_memory_bytes;

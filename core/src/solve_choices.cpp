@@ -38,7 +38,7 @@ Result<std::vector<Card>> cards_of(const PlanInput& base, const SolveOptions& o)
     if (!seen) cards.push_back(card_of(g.value));
   }
   if (custom) {
-    cards.push_back(Card{"custom", format_gb(base.gpu_memory_bytes) + " card",
+    cards.push_back(Card{"custom", format_gb_trimmed(base.gpu_memory_bytes) + " card",
                          base.gpu_memory_bytes, false, 0, ""});
   }
   if (cards.empty())

@@ -24,6 +24,13 @@ std::string fixed(double value, const char* unit) {
 
 std::string format_gb(uint64_t bytes) { return fixed(static_cast<double>(bytes) / 1e9, "GB"); }
 
+std::string format_gb_trimmed(uint64_t bytes) {
+  std::string gb = format_gb(bytes);
+  gb.resize(gb.size() - 3);  // " GB"
+  while (gb.find('.') != std::string::npos && (gb.back() == '0' || gb.back() == '.')) gb.pop_back();
+  return gb + " GB";
+}
+
 std::string format_gib(uint64_t bytes) {
   return fixed(static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30), "GiB");
 }

@@ -213,7 +213,7 @@ test('what-if levers and pinned comparisons', async () => {
   assert.match(await page.textContent('#what-if-model'), /half the KV heads.*4,096-token sliding window/s);
   // One 131,072-token sequence does not fit the 24 GB card as planned: fp8 weights and KV make it
   // fit on the one card, the smallest change, one click away.
-  assert.match(await page.textContent('#what-if-target'), /^To hold 1 sequence of 131,072 tokens on 24\.000 GB card: 1 GPU \(TP 1 × PP 1 × 1 replica\), KV fp8, weights fp8/);
+  assert.match(await page.textContent('#what-if-target'), /^To hold 1 sequence of 131,072 tokens on 24 GB card: 1 GPU \(TP 1 × PP 1 × 1 replica\), KV fp8, weights fp8/);
   await page.click('#what-if-open');
   await page.waitForURL(/weight_dtype=fp8/);
   assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
@@ -283,6 +283,17 @@ test('the first Tab stop skips to the answer', async () => {
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the answer');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('"Use N" keeps the focus on the verdict it changes', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.focus('#use-fitting-context');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/context=31488/);
+  await page.waitForFunction(() => document.activeElement?.id === 'verdict');
+  assert.match(await page.textContent('#verdict-headline'), /^vLLM starts: Llama 3\.1 8B on 24 GB card at max_model_len 31,488/);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -82,7 +82,8 @@ function render() {
   const f = fmt();
   const { plan, sweeps, why } = page.last;
   const u = page.state.units;
-  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); } }));
+  // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
+  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); $('verdict').focus(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));

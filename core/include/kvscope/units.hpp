@@ -9,7 +9,8 @@ namespace kvscope {
 
 std::string with_commas(uint64_t n);     // 131072 -> "131,072"
 std::string format_gb(uint64_t bytes);   // "2.147 GB"
-std::string format_gib(uint64_t bytes);  // "2.000 GiB"
+std::string format_gib(uint64_t bytes);
+std::string format_gb_trimmed(uint64_t bytes);  // "24 GB", "25.319 GB": no trailing zeros  // "2.000 GiB"
 std::string format_binary_size(
     uint64_t bytes);  // "128 KiB", "16 GiB", "1.5 MiB": the largest fitting unit
 // The shortest decimal that reads back as `value`, without an exponent below 1e16: "0.9", "80".
