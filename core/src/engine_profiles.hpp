@@ -25,6 +25,37 @@ inline uint64_t left_after(uint64_t budget, CheckedU64 used) {
   return used.overflowed() || used.value() >= budget ? 0 : budget - used.value();
 }
 
+// What a KV pool of some bytes holds, as an engine counts it.
+struct PoolCapacity {
+  uint64_t blocks = 0;
+  uint64_t tokens = 0;
+  double concurrency = 0;  // requests of max_model_len
+  bool starts = false;     // one request of max_model_len fits
+  uint64_t longest = 0;    // the longest max_model_len that fits
+};
+
+// The report's figures for its own pool.
+inline void set_capacity(PlanReport& r, const PoolCapacity& c) {
+  r.num_blocks = c.blocks;
+  r.kv_pool_tokens = c.tokens;
+  r.max_concurrency = c.concurrency;
+  r.starts = c.starts;
+  r.max_model_len_that_fits = c.longest;
+}
+
+// The capacity at both ends of an estimated budget's range (nothing when none was estimated).
+inline void fill_estimated_ends(EstimatedBudget& e,
+                                const std::function<PoolCapacity(uint64_t)>& capacity_at) {
+  if (!e.present) return;
+  const PoolCapacity low = capacity_at(e.kv_pool_low), high = capacity_at(e.kv_pool_high);
+  e.max_concurrency_low = low.concurrency;
+  e.max_concurrency_high = high.concurrency;
+  e.max_model_len_that_fits_low = low.longest;
+  e.max_model_len_that_fits_high = high.longest;
+  e.starts_low = low.starts;
+  e.starts_high = high.starts;
+}
+
 // Each fills the budget and capacity fields of `r` for one GPU holding `gpu_shape`, whose
 // weights are r.weights_bytes; r.block_size_tokens and r.max_model_len are already set.
 Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);

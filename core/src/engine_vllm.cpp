@@ -290,16 +290,8 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   const Result<VllmLayout> own = layout_of(shape.layers, &r.notes);
   if (!own.ok) return R::failure(own.error);
   const VllmLayout& layout = own.value;
-  r.num_blocks = r.kv_pool_bytes / layout.page / layout.group_size;
-  if (in.vllm.num_gpu_blocks_override != 0) {
-    r.notes.push_back("Overriding num_gpu_blocks=" + std::to_string(r.num_blocks) +
-                      " with num_gpu_blocks_override=" +
-                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
-    r.num_blocks = in.vllm.num_gpu_blocks_override;
-  }
   uint64_t smallest_block = UINT64_MAX;
   for (const VllmType& t : layout.types) smallest_block = std::min(smallest_block, t.block);
-  r.kv_pool_tokens = r.num_blocks / layout.num_groups * smallest_block;
 
   // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
   auto held = [](CheckedU64 reach, uint64_t len) {
@@ -346,43 +338,40 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   const auto needed_bytes = [&](uint64_t len) {
     return blocks_needed(checked, len) * checked.group_size * checked.page;
   };
-  auto fits = [&](uint64_t len) {
-    const CheckedU64 needed = needed_bytes(len);
-    return !needed.overflowed() && needed.value() <= r.kv_pool_bytes;
+  const auto fits_in = [&](uint64_t pool) {
+    return [&, pool](uint64_t len) {
+      const CheckedU64 bytes = needed_bytes(len);
+      return !bytes.overflowed() && bytes.value() <= pool;
+    };
   };
   const CheckedU64 needed = needed_bytes(r.max_model_len);
   if (needed.overflowed())
     return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
-  r.max_concurrency =
-      release.concurrency_by_tokens
-          ? static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len)
-          : static_cast<double>(r.num_blocks) /
-                static_cast<double>(blocks_needed(layout, r.max_model_len).value());
-  r.starts = r.kv_bytes_needed <= r.kv_pool_bytes;
-  r.max_model_len_that_fits = largest_fitting(1, r.max_model_len, fits);
-  r.max_context = largest_fitting(1, kMaxSearchTokens, fits);
-  // The same counting at the ends of the estimated budget's range.
-  if (r.estimated.present) {
-    const auto at_pool = [&](uint64_t pool, double& concurrency, uint64_t& longest, bool& starts) {
-      const uint64_t blocks = in.vllm.num_gpu_blocks_override != 0
-                                  ? in.vllm.num_gpu_blocks_override
-                                  : pool / layout.page / layout.group_size;
-      concurrency = release.concurrency_by_tokens
-                        ? static_cast<double>(blocks / layout.num_groups * smallest_block) /
-                              static_cast<double>(r.max_model_len)
-                        : static_cast<double>(blocks) /
+  // What a pool of `pool` bytes holds, counted as vLLM does: for the budget, and for the ends of
+  // its estimated range.
+  const auto capacity_at = [&](uint64_t pool) {
+    PoolCapacity c;
+    c.blocks = in.vllm.num_gpu_blocks_override != 0 ? in.vllm.num_gpu_blocks_override
+                                                    : pool / layout.page / layout.group_size;
+    c.tokens = c.blocks / layout.num_groups * smallest_block;
+    c.concurrency = release.concurrency_by_tokens
+                        ? static_cast<double>(c.tokens) / static_cast<double>(r.max_model_len)
+                        : static_cast<double>(c.blocks) /
                               static_cast<double>(blocks_needed(layout, r.max_model_len).value());
-      starts = r.kv_bytes_needed <= pool;
-      longest = largest_fitting(1, r.max_model_len, [&](uint64_t len) {
-        const CheckedU64 bytes = needed_bytes(len);
-        return !bytes.overflowed() && bytes.value() <= pool;
-      });
-    };
-    EstimatedBudget& e = r.estimated;
-    at_pool(e.kv_pool_low, e.max_concurrency_low, e.max_model_len_that_fits_low, e.starts_low);
-    at_pool(e.kv_pool_high, e.max_concurrency_high, e.max_model_len_that_fits_high, e.starts_high);
+    c.starts = r.kv_bytes_needed <= pool;
+    c.longest = largest_fitting(1, r.max_model_len, fits_in(pool));
+    return c;
+  };
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    r.notes.push_back("Overriding num_gpu_blocks=" +
+                      std::to_string(r.kv_pool_bytes / layout.page / layout.group_size) +
+                      " with num_gpu_blocks_override=" +
+                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
   }
+  set_capacity(r, capacity_at(r.kv_pool_bytes));
+  r.max_context = largest_fitting(1, kMaxSearchTokens, fits_in(r.kv_pool_bytes));
+  fill_estimated_ends(r.estimated, capacity_at);
   if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted above at its ends
     r.startup_error =
         "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "

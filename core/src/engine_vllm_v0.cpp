@@ -38,24 +38,33 @@ Result<PlanReport> plan_vllm_v0(PlanReport r, const ModelShape& shape, const Pla
   if (mla_row_align && shape.mla.kv_lora_rank != 0) {
     r.notes.push_back("MLA rows padded to 256 bytes (VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1)");
   }
-  r.num_blocks = r.kv_pool_bytes / block.value();
-  if (in.vllm.num_gpu_blocks_override != 0) r.num_blocks = in.vllm.num_gpu_blocks_override;
-  r.swap_blocks = in.vllm.swap_space_bytes / block.value();
-  const CheckedU64 tokens = CheckedU64(r.num_blocks) * bs;
-  if (tokens.overflowed())
-    return R::failure(make_error(kOutOfRange, "block_size_tokens", "the pool's tokens exceed 2^64-1"));
-  r.kv_pool_tokens = tokens.value();
-  r.notes.push_back("# GPU blocks: " + std::to_string(r.num_blocks) + ", # CPU blocks: " +
-                    std::to_string(r.swap_blocks) + " (V0's log; " +
-                    format_gib(in.vllm.swap_space_bytes) + " of --swap-space)");
+  // Blocks never hold more tokens than the pool has bytes; only an override can pass 2^64-1.
+  if ((CheckedU64(in.vllm.num_gpu_blocks_override) * bs).overflowed()) {
+    return R::failure(make_error(kOutOfRange, "vllm.num_gpu_blocks_override",
+                                 "the blocks' tokens exceed 2^64-1"));
+  }
   const CheckedU64 needed = CheckedU64(ceil_div(r.max_model_len, bs)) * block.value();
   if (needed.overflowed())
     return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
-  r.max_concurrency = static_cast<double>(r.kv_pool_tokens) / static_cast<double>(r.max_model_len);
-  r.starts = r.max_model_len <= r.kv_pool_tokens;
-  r.max_model_len_that_fits = std::min(r.max_model_len, r.kv_pool_tokens);
+  // What a pool holds: for the budget, and for the ends of its estimated range.
+  const auto capacity_at = [&](uint64_t pool) {
+    PoolCapacity c;
+    c.blocks = in.vllm.num_gpu_blocks_override != 0 ? in.vllm.num_gpu_blocks_override
+                                                    : pool / block.value();
+    c.tokens = c.blocks * bs;
+    c.concurrency = static_cast<double>(c.tokens) / static_cast<double>(r.max_model_len);
+    c.starts = r.max_model_len <= c.tokens;
+    c.longest = std::min(r.max_model_len, c.tokens);
+    return c;
+  };
+  set_capacity(r, capacity_at(r.kv_pool_bytes));
   r.max_context = r.kv_pool_tokens;
+  fill_estimated_ends(r.estimated, capacity_at);
+  r.swap_blocks = in.vllm.swap_space_bytes / block.value();
+  r.notes.push_back("# GPU blocks: " + std::to_string(r.num_blocks) + ", # CPU blocks: " +
+                    std::to_string(r.swap_blocks) + " (V0's log; " +
+                    format_gib(in.vllm.swap_space_bytes) + " of --swap-space)");
   if (r.num_blocks == 0) {
     r.startup_error =
         "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "

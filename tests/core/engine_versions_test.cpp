@@ -242,6 +242,14 @@ TEST(EstimatedBudget, MeasuredTermsLeaveNoRangeAndAStartThatDependsOnThemIsSaid)
   const PlanReport close = plan_ok(in);
   EXPECT_FALSE(close.estimated.starts_low);
   EXPECT_TRUE(close.estimated.starts_high);
+  in.engine_version = "v0";  // the V0 engine counts its range ends too
+  in.max_model_len = 16384;
+  const PlanReport v0 = plan_ok(in);
+  EXPECT_LE(v0.estimated.max_concurrency_low, v0.max_concurrency);
+  EXPECT_GE(v0.estimated.max_concurrency_high, v0.max_concurrency);
+  EXPECT_GT(v0.estimated.max_concurrency_low, 0);
+  EXPECT_TRUE(v0.estimated.starts_low);
+  in.engine_version.clear();
   in.vllm.activation_bytes = kGiB;
   in.vllm.non_torch_bytes = kGiB / 8;
   EXPECT_FALSE(plan_ok(in).estimated.present);
