@@ -606,14 +606,20 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
   };
   // SGLang prints the K and V buffers themselves (after any recurrent-state pool): their tokens
   // are the bytes over one token's cell on this GPU, whatever else the budget held.
-  const auto tokens_of_buffers = [&in](uint64_t bytes) -> Result<double> {
-    const Result<PlanReport> p = plan_at_kv_budget(in, uint64_t{1} << 40, in.max_model_len == 0 ? 1024 : 0);
-    if (!p.ok) return Result<double>::failure(p.error);
-    if (p.value.kv_pool_tokens == 0)
-      return Result<double>::failure(make_error(kUnsupported, "model", "no layer keeps per-token KV"));
-    const double cell = std::round(static_cast<double>(p.value.kv_pool_bytes) /
-                                   static_cast<double>(p.value.kv_pool_tokens));
-    return Result<double>::success(std::floor(static_cast<double>(bytes) / cell));
+  Result<double> cell = Result<double>::failure({});  // one token's bytes, planned on first use
+  bool cell_planned = false;
+  const auto tokens_of_buffers = [&](uint64_t bytes) -> Result<double> {
+    if (!cell_planned) {
+      cell_planned = true;
+      const Result<PlanReport> p = plan_at_kv_budget(in, uint64_t{1} << 40, in.max_model_len == 0 ? 1024 : 0);
+      cell = !p.ok ? Result<double>::failure(p.error)
+             : p.value.kv_pool_tokens == 0
+                 ? Result<double>::failure(make_error(kUnsupported, "model", "no layer keeps per-token KV"))
+                 : Result<double>::success(std::round(static_cast<double>(p.value.kv_pool_bytes) /
+                                                      static_cast<double>(p.value.kv_pool_tokens)));
+    }
+    if (!cell.ok) return cell;
+    return Result<double>::success(std::floor(static_cast<double>(bytes) / cell.value));
   };
   if (sglang) {
     const PrintedFigure* tokens = log.figure("sglang_tokens");
