@@ -4,19 +4,22 @@
 import { loadKvscope, KvscopeError } from './kvscope-client.js';
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
+import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
 import { cliCommand } from './commands.js';
 import { drawMeasured, drawSweeps, resetCharts } from './charts.js';
 import { efficiencyOf, loadMeasured, recordsFor } from './measured.js';
-import { measuredView } from './views/measured.js';
+import { measuredSummary, measuredView } from './views/measured.js';
 import { verdictView } from './views/verdict.js';
 import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
 import { capacityView, memoryView, notesView, rooflineView } from './views/capacity.js';
 import { whyCacheView } from './views/why-cache.js';
 import { shareView } from './views/share.js';
-import { $, clearInputError, errorLine, page, setUpdate, showInputError } from './page.js';
 import {
-  controlOfField, contextLimitText, fillCatalogues, fillModels, wireControls, writeControls,
+  $, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote,
+} from './page.js';
+import {
+  controlOfField, controlOfState, contextLimitText, fieldsOfControl, fillCatalogues, fillModels, wireControls,
+  writeControls,
 } from './controls.js';
 import { wireConfigSources } from './config-sources.js';
 import { runWhatIf, wireWhatIf } from './levers.js';
@@ -47,8 +50,11 @@ function whyCache(request) {
   return whyMemo.value;
 }
 
-/** Recomputes and re-renders everything from the state; errors keep the last good answer. */
-/** @param {{pushHash?: boolean, sweeps?: boolean}} options sweeps: false draws the charts later */
+/**
+ * Recomputes and re-renders everything from the state; errors keep the last good answer, except
+ * while a permalink is restored: then the field the core refuses falls back (fallBack).
+ * @param {{pushHash?: boolean, sweeps?: boolean}} options sweeps: false draws the charts later
+ */
 function update({ pushHash = true, sweeps = true } = {}) {
   const t0 = performance.now();
   writeControls();
@@ -56,14 +62,38 @@ function update({ pushHash = true, sweeps = true } = {}) {
   if (!page.kv) return;
   try {
     page.last = compute(sweeps);
+    page.restoring = false;
     clearInputError();
     render();
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
+    if (page.restoring && fallBack(e)) { update({ pushHash: true, sweeps }); return; }
     showInputError(e.message, controlOfField(e.field));
     if (e.code === 'internal_error') reload();
   }
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
+}
+
+/**
+ * A permalink always yields a working page: the fields behind the control the core's error names
+ * go back to their defaults, with a note beside the control (what-ifs first for a config field:
+ * an override can be what broke it); with no field to blame, the whole scenario does.
+ * @returns {boolean} false when the defaults themselves were refused (nothing left to try)
+ */
+function fallBack(e) {
+  const control = controlOfField(e.field);
+  const fields = control === 'config-text' && page.state.set ? ['set'] : fieldsOfControl(control);
+  const changed = fields.filter((f) => page.state[f] !== DEFAULTS[f]);
+  if (changed.length) {
+    for (const f of changed) page.state[f] = DEFAULTS[f];
+    showUrlNote(fields[0] === 'set' ? 'set' : control, `Not used from the link: ${e.message}`);
+    return true;
+  }
+  const scenario = { ...DEFAULTS, units: page.state.units, theme: page.state.theme };
+  if (Object.keys(scenario).every((k) => scenario[k] === page.state[k])) return false;
+  page.state = scenario;
+  showPageError([`This link's scenario could not be planned (${e.message}); the page shows the default scenario`]);
+  return true;
 }
 
 // The URL follows the state a moment after the last change: history.replaceState can take
@@ -106,17 +136,19 @@ function render() {
   renderCalibration();
 }
 
-// Measured records for the chosen GPU (else this project's CPUs) and the calibrated estimate.
+// Measured records of the chosen GPU (none for a custom card) and the calibrated estimate.
 function renderMeasured() {
   if (!page.measuredRecords || !page.last) return;
   const plan = page.last.plan;
   const records = recordsFor(page.measuredRecords, page.state.gpu);
-  const efficiency = efficiencyOf(records.gpu);
-  const calibration = { efficiency, device: records.gpu[0]?.device.name ?? '',
+  const calibration = { efficiency: efficiencyOf(records), device: records[0]?.device.name ?? '',
     decode_s: plan.roofline.available ? plan.roofline.decode.time_s : null };
-  showChanged($('measured-panel'), [records.gpu.length, records.cpu.length, plan.gpu.name, calibration], () =>
-    measuredView(records, plan.gpu.name, calibration));
-  drawMeasured(records.gpu.length ? records.gpu : records.cpu);
+  const elsewhere = page.measuredRecords.length - records.length;
+  $('measured-summary').textContent = measuredSummary(records, plan.gpu.name);
+  showChanged($('measured-panel'), [records.length, elsewhere, plan.gpu.name, calibration], () =>
+    measuredView(records, plan.gpu.name, elsewhere, calibration));
+  $('chart-measured').hidden = records.length === 0;
+  if (records.length) drawMeasured(records);
 }
 
 // An internal failure drops the instance; a fresh one answers the next change.
@@ -126,12 +158,26 @@ async function reload() {
   update({ pushHash: false });
 }
 
+// The state of the URL's hash; fields that fail their check keep their defaults, noted beside
+// their controls (fields without one, above the page).
 function restore() {
-  const { state: s, errors } = parseHash(location.hash);
+  const { state: s, refused } = parseHash(location.hash);
   page.state = s;
+  page.restoring = true;
+  clearFieldNotes();
+  const unplaced = [];
+  for (const r of refused) {
+    const control = controlOfState(r.field);
+    if (control) showUrlNote(control, `Not used from the link: ${r.message}`);
+    else unplaced.push(r.message);
+  }
+  showPageError(unplaced);
+}
+
+function showPageError(messages) {
   const box = $('page-error');
-  box.hidden = errors.length === 0;
-  box.textContent = errors.length ? `${errors.join('; ')}. Those fields keep their defaults.` : '';
+  box.hidden = messages.length === 0;
+  box.textContent = messages.length ? `${messages.join('; ')}. Those fields keep their defaults.` : '';
 }
 
 async function main() {

@@ -1,9 +1,10 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
 import { commas } from './format.js';
-import { checkField, engineInfo, quote } from './state.js';
+import { checkField, engineInfo } from './state.js';
 import { resetCharts } from './charts.js';
-import { $, page, showInputError, update } from './page.js';
+import { KvscopeError } from './kvscope-client.js';
+import { $, clearFieldNotes, page, showInputError, update } from './page.js';
 
 // Controls bound one-to-one to state fields: [element id, field].
 export const BOUND = [
@@ -44,6 +45,23 @@ export const KEY_TO_CONTROL = {
 // Request keys without a control of their own; any other field is a path into the config.json.
 const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|sweep|prices_usd_per_hour)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|kv_dtypes|weight_dtypes|prices_usd_per_hour|)$/;
 
+// State fields whose control is not bound one-to-one (BOUND), by the control.
+const CONTROL_FIELDS = {
+  model: ['model'], 'config-text': ['config', 'config_name'], 'index-file': ['checkpoint_bytes'],
+  'allow-long-context': ['allow_long_context'], 'units-gib': ['units'],
+};
+
+/** The state fields behind a control (what a permalink's refused field falls back on). */
+export function fieldsOfControl(id) {
+  return CONTROL_FIELDS[id] ?? BOUND.filter(([c]) => c === id).map(([, f]) => f);
+}
+
+/** The control of a state field, where its notes go; null for fields without one. */
+export function controlOfState(field) {
+  return BOUND.find(([, f]) => f === field)?.[0]
+    ?? Object.keys(CONTROL_FIELDS).find((id) => CONTROL_FIELDS[id].includes(field)) ?? null;
+}
+
 /** The control an error's field names: a request key's, else the config text's; null for none. */
 export function controlOfField(field) {
   if (KEY_TO_CONTROL[field]) return KEY_TO_CONTROL[field];
@@ -55,6 +73,9 @@ export function writeControls() {
   const set = (el, value) => { if (el.value !== value) el.value = value; };
   writeEngineVersions();
   for (const [id, field] of BOUND) set($(id), String(page.state[field]));
+  // GPUs 0 means what one replica needs: shown empty, with that count as the placeholder.
+  set($('gpus'), page.state.gpus > 0 ? String(page.state.gpus) : '');
+  $('gpus').placeholder = `auto: ${page.state.tp * page.state.pp}`;
   set($('model'), page.state.config ? '' : page.state.model);
   $(page.state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
   set($('context-slider'), String(Math.log2(page.state.context)));
@@ -90,20 +111,23 @@ function writeEngineVersions() {
   $('engine-version-note').textContent = chosen ? chosen.differs : '';
 }
 
-/** The catalogue entry a user's spelling names: its id, Hugging Face id, alias or name. */
-export function findModel(spelling) {
-  const wanted = spelling.trim().toLowerCase();
-  const repo = (id) => id.split('/').pop().toLowerCase();
-  return page.catalog.models.find((m) => [m.id, m.name, m.hf_id, ...(m.aliases ?? [])]
-    .some((x) => x && (x.toLowerCase() === wanted || (x.includes('/') && repo(x) === wanted))));
-}
-
 // The context control's note: the longest sequence the engine accepts for the model.
 export function contextLimitText(r) {
   const limit = r.context_limit;
   if (!limit) return '';
   const past = limit.exceeded ? ` — ${commas(r.max_model_len)} is past it` : '';
   return `Model limit: ${commas(limit.tokens)} tokens (${limit.derived_from})${past}.`;
+}
+
+// The catalogue id a user's spelling names (id, name, Hugging Face id or alias), as the core
+// resolves it; else the core's error, with the closest ids it suggests.
+function catalogueModel(spelling) {
+  try {
+    return { id: page.kv.estimate({ model: spelling, context_tokens: 1 }).model.id };
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    return { error: e.message };
+  }
 }
 
 function sourceOf(id) {
@@ -117,13 +141,13 @@ export function readControl(id, field) {
   const raw = el.value;
   const checked = field === 'gpu_bandwidth_tbs' || field === 'gpu_tflops' || field === 'block_size' ||
     field === 'mem_fraction_static' || field === 'overhead_gb' || field === 'shared_prefix' ||
-    field === 'weights_gb' || field === 'min_decode_tps' || field === 'max_ttft'
+    field === 'weights_gb' || field === 'min_decode_tps' || field === 'max_ttft' || field === 'gpus'
     ? checkField(field, raw === '' ? '0' : raw) : checkField(field, raw);
-  el.setAttribute('aria-invalid', String(!checked.ok));
   if (!checked.ok) {
     showInputError(checked.message, id);
     return false;
   }
+  clearFieldNotes(id);
   page.state[field] = checked.value;
   return true;
 }
@@ -156,13 +180,14 @@ export function wireControls() {
     });
   }
   $('model').addEventListener('change', () => {
-    const id = $('model').value.trim();
-    const entry = findModel(id);
-    if (!entry) {
-      showInputError(`model: ${quote(id)} is not in the catalogue; paste its config.json or load it from Hugging Face`, 'model');
+    if (!page.kv) return;  // the core resolves the spelling
+    const found = catalogueModel($('model').value.trim());
+    if (found.error) {
+      showInputError(`${found.error}; paste its config.json or load it from Hugging Face`, 'model');
       return;
     }
-    page.state.model = entry.id;
+    clearFieldNotes('model');
+    page.state.model = found.id;
     page.state.checkpoint_bytes = 0;  // an index belongs to the checkpoint it came with
     page.state.config = '';
     page.state.config_name = '';

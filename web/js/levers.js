@@ -21,7 +21,7 @@ function servingLevers(plan) {
   }
   list.push(...engineLevers());
   list.push({ label: 'tensor parallel × 2', short: 'TP × 2', detail: `${s.tp} → ${s.tp * 2} GPUs per replica`,
-    change: { tp: s.tp * 2, gpus: Math.max(s.gpus, s.tp * 2 * s.pp) } });
+    change: { tp: s.tp * 2, gpus: s.gpus > 0 ? Math.max(s.gpus, s.tp * 2 * s.pp) : 0 } });
   return list;
 }
 

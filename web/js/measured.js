@@ -1,6 +1,6 @@
 // Measured decode attention (kvbench's kvscope.measured/1 records in data/measured/), loaded once
-// after the first answer, and matched to what the page shows: the GPU the user picked, or the
-// CPU records of this project's own machines.
+// after the first answer, and matched to the GPU the user picked: a record of another device
+// says nothing about this one.
 
 let loading = null;
 
@@ -23,15 +23,9 @@ export function deviceLabel(r) {
   return r.device.kind === 'gpu' ? r.device.name : `CPU: ${r.device.model} (${r.device.threads} threads)`;
 }
 
-/**
- * The records to show for a GPU id ('custom' for none): that GPU's, then the CPU ones.
- * @returns {{gpu: any[], cpu: any[]}}
- */
+/** The records measured on the catalogue GPU `gpuId` ('custom' matches none). */
 export function recordsFor(records, gpuId) {
-  return {
-    gpu: records.filter((r) => r.device.kind === 'gpu' && r.device.catalogue_id === gpuId),
-    cpu: records.filter((r) => r.device.kind === 'cpu'),
-  };
+  return records.filter((r) => r.device.kind === 'gpu' && r.device.catalogue_id === gpuId);
 }
 
 /** Median measured bandwidth efficiency of records (the "calibration" factor), or null. */

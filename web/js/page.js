@@ -4,12 +4,13 @@ import { DEFAULTS } from './state.js';
 
 /**
  * @type {{state: any, kv: any, catalog: {models: any[], gpus: any[]}, last: any,
- *   whatIfOpen: boolean, embedAs: string, measuredRecords: any, engines?: any[]}}
- * last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this" uses.
+ *   whatIfOpen: boolean, embedAs: string, measuredRecords: any, engines?: any[], restoring: boolean}}
+ * last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this" uses;
+ * restoring: a permalink's state has not been answered yet (its refused fields fall back).
  */
 export const page = {
   state: { ...DEFAULTS }, kv: null, catalog: { models: [], gpus: [] }, last: null,
-  whatIfOpen: false, embedAs: 'startup', measuredRecords: null,
+  whatIfOpen: false, embedAs: 'startup', measuredRecords: null, restoring: false,
 };
 
 export const $ = (id) => document.getElementById(id);
@@ -19,19 +20,84 @@ let updateHook = () => {};
 export function update(options) { updateHook(options); }
 export function setUpdate(fn) { updateHook = fn; }
 
+// Errors sit beside the control they name. Two kinds: 'error', what the last change got wrong
+// (cleared by the next answer), and 'url', a permalink field refused and back at its default
+// (kept until the user changes that control or opens another link).
+const fieldNotes = new Map();  // control id -> {message, kind}
+
+/**
+ * Shows the error of the last change: beside its control, and above the answers, which are
+ * marked as those of the last valid inputs.
+ * @param {string} message @param {string|null} [controlId]
+ */
 export function showInputError(message, controlId) {
   const box = $('input-error');
   box.hidden = false;
-  box.textContent = message;
+  box.textContent = page.last ? `${message}${/[.!?]$/.test(message) ? '' : '.'} The answers below are still those of the last valid inputs.` : message;
   document.body.dataset.error = message;
-  if (controlId && $(controlId)) $(controlId).setAttribute('aria-invalid', 'true');
+  document.querySelector('.results')?.classList.toggle('stale', Boolean(page.last));
+  for (const [id, note] of fieldNotes) if (note.kind === 'error') fieldNotes.delete(id);
+  if (controlId && $(controlId)) fieldNotes.set(controlId, { message, kind: 'error' });
+  renderFieldNotes();
 }
 
+/** Clears the last change's error (the answers are current again); permalink notes stay. */
 export function clearInputError() {
   $('input-error').hidden = true;
   delete document.body.dataset.error;
-  for (const el of document.querySelectorAll('[aria-invalid="true"]')) el.setAttribute('aria-invalid', 'false');
+  document.querySelector('.results')?.classList.remove('stale');
+  for (const [id, note] of fieldNotes) if (note.kind === 'error') fieldNotes.delete(id);
+  renderFieldNotes();
 }
+
+/** Notes a permalink field that was refused and fell back to its default. */
+export function showUrlNote(controlId, message) {
+  fieldNotes.set(controlId, { message, kind: 'url' });
+  renderFieldNotes();
+}
+
+/** Forgets the notes of one control (it was changed), or of every control (a new permalink). */
+export function clearFieldNotes(controlId = null) {
+  if (controlId === null) fieldNotes.clear();
+  else fieldNotes.delete(controlId);
+  renderFieldNotes();
+}
+
+// The notes as <p class="field-error"> after each control (after its label or button row when
+// the control sits in one), named by the control's aria-describedby; only noted controls are invalid.
+function renderFieldNotes() {
+  for (const el of document.querySelectorAll('.field-error')) {
+    if (!fieldNotes.has(el.dataset.for)) el.remove();
+  }
+  for (const el of document.querySelectorAll('[aria-invalid="true"]')) {
+    if (!fieldNotes.has(el.id)) {
+      el.setAttribute('aria-invalid', 'false');
+      const rest = describedBy(el).filter((x) => x !== `${el.id}-error`);
+      if (rest.length) el.setAttribute('aria-describedby', rest.join(' '));
+      else el.removeAttribute('aria-describedby');
+    }
+  }
+  for (const [id, note] of fieldNotes) {
+    const control = $(id);
+    if (!control) continue;
+    let p = $(`${id}-error`);
+    if (!p) {
+      p = document.createElement('p');
+      p.id = `${id}-error`;
+      p.className = 'field-error';
+      p.dataset.for = id;
+      (control.closest('label, .copy-field, .buttons') ?? control).after(p);
+    }
+    p.textContent = note.message;
+    p.dataset.kind = note.kind;
+    control.setAttribute('aria-invalid', 'true');
+    control.setAttribute('aria-describedby', [...new Set([...describedBy(control), p.id])].join(' '));
+    const details = control.closest('details');
+    if (details) details.open = true;  // a note inside a closed section would go unseen
+  }
+}
+
+const describedBy = (el) => (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
 
 export function errorLine(text) {
   const p = document.createElement('p');

@@ -76,7 +76,7 @@ export const FIELDS = {
   gpu_memory_gb: num(0.001, 1e6),
   gpu_bandwidth_tbs: num(0, 1000),
   gpu_tflops: num(0, 1e6),
-  gpus: int(1, 10000),
+  gpus: int(0, 10000),              // 0 = what one replica needs (TP × PP)
   tp: int(1, 1024),
   pp: int(1, 1024),
   engine: text(ID, 40),             // an id of kv.engines(); the core names an unknown one
@@ -115,7 +115,7 @@ export const DEFAULTS = Object.freeze({
   kv_memory_bytes: 0, activation_bytes: 0, non_torch_bytes: 0, from_log: '',
   checkpoint_bytes: 0, allow_long_context: 0, mtp_tokens: 0,
   gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
-  gpus: 1, tp: 1, pp: 1,
+  gpus: 0, tp: 1, pp: 1,
   engine: 'vllm', engine_version: '', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
   mamba_full_memory_ratio: 0.9,
   free_gpu_memory_fraction: 0.9, parallel: 1, overhead_gb: 0,
@@ -159,19 +159,20 @@ export function quote(s) {
 
 /**
  * The state a permalink hash describes; fields that fail their check keep the default and are
- * listed in `errors` (the page shows them).
+ * listed in `errors` (messages) and `refused` (by field; the page notes each beside its control).
  * @param {string} hash location.hash, with or without '#'
+ * @returns {{state: Record<string, any>, errors: string[], refused: {field: string, message: string}[]}}
  */
 export function parseHash(hash) {
   const state = { ...DEFAULTS };
-  const errors = [];
+  const refused = [];
   const params = new URLSearchParams(String(hash).replace(/^#/, ''));
   for (const [key, raw] of params) {
     const checked = checkField(key, raw);
     if (checked.ok) state[key] = checked.value;
-    else errors.push(`URL ${checked.message}`);
+    else refused.push({ field: key, message: `URL ${checked.message}` });
   }
-  return { state, errors };
+  return { state, errors: refused.map((r) => r.message), refused };
 }
 
 /** The permalink hash of a state: only fields that differ from the defaults, in a fixed order. */
@@ -206,7 +207,7 @@ export function planRequest(s, set = []) {
     kv_memory_bytes: measured ? s.kv_memory_bytes : null,
     gpu_bandwidth_bytes_per_s: custom && s.gpu_bandwidth_tbs > 0 ? Math.round(s.gpu_bandwidth_tbs * 1e12) : null,
     gpu_dense_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
-    gpus: s.gpus > s.tp * s.pp ? s.gpus : null,
+    gpus: s.gpus > 0 ? s.gpus : null,
     tensor_parallel: s.tp,
     pipeline_parallel: s.pp,
     engine: s.engine,
@@ -265,7 +266,7 @@ export function stateOfExplain(s, report, configText = '') {
   else if (memory && memory < 2 ** 50) Object.assign(next, { gpu: 'custom', gpu_memory_gb: memory / 1e9 });
   next.tp = take('tensor_parallel') ?? 1;
   next.pp = take('pipeline_parallel') ?? 1;
-  next.gpus = Math.max(take('gpus') ?? 1, next.tp * next.pp);
+  next.gpus = take('gpus') ?? 0;
   next.kv_dtype = take('kv_dtype') ?? 'auto';
   next.weight_dtype = take('weight_dtype') ?? 'auto';
   const weights = take('weights_bytes');

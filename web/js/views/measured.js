@@ -1,26 +1,35 @@
-// Measured beside estimated: kvbench's records for the chosen GPU (or this project's CPUs), with
-// the estimate, the measurement and their ratio, and the calibrated decode step.
+// Measured beside estimated: kvbench's records for the chosen GPU, with the estimate, the
+// measurement and their ratio, and the calibrated decode step; else how to measure it.
 import { h } from '../dom.js';
 import { commas, seconds } from '../format.js';
 import { deviceLabel } from '../measured.js';
 
+/** The closed section's one line: how many records match the GPU, or that none do. */
+export function measuredSummary(records, gpuName) {
+  return records.length ? `${commas(records.length)} kvbench record${records.length === 1 ? '' : 's'} on ${gpuName}` : `not measured yet on ${gpuName}`;
+}
+
 /**
- * @param {{gpu: any[], cpu: any[]}} records @param {string} gpuName what the user picked
+ * @param {any[]} records those of the GPU the user picked @param {string} gpuName
+ * @param {number} elsewhere records of other devices the site publishes
  * @param {{efficiency: number|null, device: string, decode_s: number|null}} calibration
  */
-export function measuredView(records, gpuName, calibration) {
-  const rows = [...records.gpu, ...records.cpu];
+export function measuredView(records, gpuName, elsewhere, calibration) {
+  if (!records.length) {
+    return h('div', { id: 'measured' }, h('p', { id: 'measured-none' },
+      `Not measured yet on ${gpuName}: the figures above are estimates. `,
+      `To measure, run native-bench/gpu-check.sh OUT_DIR on that GPU and add its kvscope.measured/1 records to web/data/measured/ (each carries its machine, date, command and commit).`,
+      elsewhere ? ` The site publishes ${commas(elsewhere)} record${elsewhere === 1 ? '' : 's'} of other devices; they say nothing about this one.` : ''));
+  }
   return h('div', { id: 'measured' },
-    records.gpu.length ? null : h('p', { class: 'muted', id: 'measured-none' },
-      `No measurement for ${gpuName} yet: the table shows this project's CPU runs. GPU records come from native-bench/gpu-check.sh.`),
     calibration.efficiency && calibration.decode_s ? h('p', { id: 'calibrated' },
       h('strong', {}, 'Calibrated estimate: '),
       `decode step ${seconds(calibration.decode_s / calibration.efficiency)} = the roofline's ${seconds(calibration.decode_s)} ÷ the ${(calibration.efficiency * 100).toFixed(0)}% bandwidth efficiency measured on ${calibration.device}. Marked as calibrated: an estimate scaled by a measurement, not a measurement.`) : null,
-    rows.length ? h('div', { class: 'scroll' }, h('table', { id: 'measured-table' },
+    h('div', { class: 'scroll' }, h('table', { id: 'measured-table' },
       h('caption', {}, 'Decode attention measured by kvbench (one step over the KV cache), beside the core\'s estimate for the same bytes and the machine\'s measured read bandwidth (a streaming sum; "paged read": the same KV pages read with nothing computed, what the layout allows)'),
       h('thead', {}, h('tr', {}, ['device', 'scenario', 'measured', 'estimate', 'measured / estimate', 'of read bandwidth', 'provenance']
         .map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, rows.map((r) => h('tr', { 'data-ratio': r.measured_over_estimate },
+      h('tbody', {}, records.map((r) => h('tr', { 'data-ratio': r.measured_over_estimate },
         h('td', {}, deviceLabel(r)),
         h('td', {}, `${r.problem.model}, ${r.problem.kv_dtype}, ${r.problem.batch} × ${r.problem.lengths} tokens, ${r.problem.layers} layer${r.problem.layers === 1 ? '' : 's'}, ${r.problem.page_size}-token pages`),
         h('td', {}, seconds(r.timing.median_s)),
@@ -28,6 +37,5 @@ export function measuredView(records, gpuName, calibration) {
         h('td', {}, `${r.measured_over_estimate.toFixed(2)}×`),
         h('td', {}, `${(r.bandwidth_efficiency * 100).toFixed(1)}% of ${(r.measured_bandwidth_bytes_per_s / 1e9).toFixed(1)} GB/s`,
           r.paged_read ? `; ${(r.paged_read.efficiency * 100).toFixed(1)}% of ${(r.paged_read.bytes_per_s / 1e9).toFixed(1)} GB/s paged read` : ''),
-        h('td', { class: 'exact' }, `${r.meta.date}, commit ${r.meta.commit}: ${r.meta.command}`)))))) : null,
-    rows.length ? null : h('p', { class: 'muted' }, `No measurements are published with this site (${commas(0)} records).`));
+        h('td', { class: 'exact' }, `${r.meta.date}, commit ${r.meta.commit}: ${r.meta.command}`)))))));
 }

@@ -1,0 +1,117 @@
+// Every permalink yields a working page (issue 17): a field the page or the core refuses is named
+// beside its control and falls back to its default while the rest answers; errors of an edit sit
+// beside the field edited, mark the answers as those of the last valid inputs, and leave with it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { siteDir } from '../paths.mjs';
+import { serve, launch, open, cliPlan, value } from './support.mjs';
+
+const { DEFAULTS } = await import(path.join(siteDir, 'js/state.js'));
+
+let server;
+let browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+/** The note beside a control: its text, and how far below the control it sits (px). */
+async function noteOf(page, control) {
+  const note = page.locator(`#${control}-error`);
+  if (await note.count() === 0) return null;
+  const [a, b] = await Promise.all([page.locator(`#${control}`).boundingBox(), note.boundingBox()]);
+  const describedBy = await page.getAttribute(`#${control}`, 'aria-describedby');
+  return { text: await note.textContent(), below: b && a ? b.y - (a.y + a.height) : null,
+    invalid: await page.getAttribute(`#${control}`, 'aria-invalid'), describedBy };
+}
+
+const LINKS = [
+  { hash: 'gpu=nope&context=32768', control: 'gpu', says: /unknown id "nope"/, state: { context: 32768 } },
+  { hash: 'model=qwen9-99b&kv_dtype=fp8', control: 'model', says: /unknown id "qwen9-99b"/, state: { kv_dtype: 'fp8' } },
+  { hash: 'gpu=h100-sxm-80gb&tp=3', control: 'tp', says: /divisible by tensor parallel size \(3\)/, state: { gpu: 'h100-sxm-80gb' } },
+  { hash: `config=${encodeURIComponent('{"num_hidden_layers": 32,')}&batch=4`, control: 'config-text', says: /config: not valid JSON/, state: { batch: 4 } },
+  { hash: 'gpu_memory_utilization=1.5&batch=2', control: 'gpu-memory-utilization', says: /between 0\.01 and 1, got "1\.5"/, state: { batch: 2 } },
+  { hash: 'set=num_key_value_heads%3D0&context=8192', control: 'set', says: /num_key_value_heads: must be at least 1/, state: { context: 8192 } },
+];
+
+test('a permalink the core rejects: the field is named beside its control, falls back, and the rest answers', async () => {
+  for (const link of LINKS) {
+    const { page, problems } = await open(browser, `${server.base}/index.html#${link.hash}`);
+    const label = link.hash;
+    const note = await noteOf(page, link.control);
+    assert.ok(note, `${label}: a note beside #${link.control}`);
+    assert.match(note.text, /^Not used from the link: /, label);
+    assert.match(note.text, link.says, label);
+    assert.equal(note.invalid, 'true', label);
+    assert.ok(note.describedBy.includes(`${link.control}-error`), `${label}: the control names its note`);
+    assert.ok(note.below >= -1 && note.below < 80, `${label}: the note sits just below its control (${note.below}px)`);
+    // The rest of the link answers, as the CLI does for the same state with the field at its default.
+    const expected = cliPlan({ ...DEFAULTS, ...link.state });
+    assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes, label);
+    assert.equal(await value(page, '#max-concurrency'), expected.max_concurrency, label);
+    assert.equal(await page.isHidden('#input-error'), true, `${label}: no error above the answers`);
+    await page.waitForSelector('body[data-measured]', { state: 'attached' });
+    assert.doesNotMatch(await page.textContent('#measured-panel'), /Loading/, label);
+    // Changing the control validly removes the note and its mark.
+    if (link.control === 'gpu') await page.selectOption('#gpu', 'l4');
+    else if (link.control === 'model') { await page.fill('#model', 'qwen3-8b'); await page.press('#model', 'Enter'); await page.locator('#model').blur(); }
+    else if (link.control === 'tp') await page.fill('#tp', '2');
+    else if (link.control === 'gpu-memory-utilization') await page.fill('#gpu-memory-utilization', '0.8');
+    else if (link.control === 'set') await page.fill('#set', 'num_key_value_heads=4');
+    else continue;
+    await page.waitForSelector(`#${link.control}-error`, { state: 'detached' });
+    assert.equal(await page.getAttribute(`#${link.control}`, 'aria-invalid'), 'false', label);
+    assert.deepEqual(problems, [], label);
+    await page.close();
+  }
+});
+
+test('an old link with tp=8 and no gpus still plans 8 GPUs; GPUs typed below TP × PP is an error beside GPUs', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-3.1-70b&gpu=h100-sxm-80gb&tp=8`);
+  assert.equal(await page.getAttribute('#gpus', 'placeholder'), 'auto: 8');
+  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tp: 8 }).kv_pool_bytes);
+  await page.fill('#gpus', '4');
+  const note = await noteOf(page, 'gpus');
+  assert.match(note.text, /4 GPUs are fewer than one replica needs: tp x pp = 8/);
+  assert.equal(await page.getAttribute('.results', 'class'), 'results stale', 'the answers are marked as the last valid ones');
+  assert.match(await page.textContent('#input-error'), /still those of the last valid inputs/);
+  await page.fill('#gpus', '16');
+  await page.waitForSelector('#gpus-error', { state: 'detached' });
+  assert.equal(await page.getAttribute('.results', 'class'), 'results');
+  assert.equal(await value(page, '#max-concurrency'),
+    cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tp: 8, gpus: 16 }).max_concurrency);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an out-of-range value is an error beside its field, never a clamp', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#gpu=h100-sxm-80gb`);
+  const before = await value(page, '#kv-pool');
+  await page.fill('#gpu-memory-utilization', '1.5');
+  const note = await noteOf(page, 'gpu-memory-utilization');
+  assert.match(note.text, /gpu_memory_utilization: must be between 0\.01 and 1, got "1\.5"/);
+  assert.equal(await value(page, '#kv-pool'), before, 'the pool is not planned at a clamped 1.0');
+  assert.match(await page.getAttribute('.results', 'class'), /stale/);
+  await page.fill('#gpu-memory-utilization', '0.95');
+  await page.waitForSelector('#gpu-memory-utilization-error', { state: 'detached' });
+  assert.equal(await page.getAttribute('#gpu-memory-utilization', 'aria-invalid'), 'false');
+  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, gpu: 'h100-sxm-80gb', gpu_memory_utilization: 0.95 }).kv_pool_bytes);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('model spellings as users type them; an unknown one gets the core\'s suggestion beside the box', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  for (const [spelling, id] of [['Qwen/Qwen3-32B', 'qwen3-32b'], ['Qwen3 32B', 'qwen3-32b'], ['Llama-3.1-8B', 'llama-3.1-8b']]) {
+    await page.fill('#model', spelling);
+    await page.locator('#model').dispatchEvent('change');
+    await page.waitForFunction((want) => location.hash.includes(`model=${want}`) || (want === 'llama-3.1-8b' && !location.hash.includes('model=')), id);
+    assert.equal(await value(page, '#kv-bytes-per-token'), cliPlan({ ...DEFAULTS, model: id }).kv_bytes_per_token, spelling);
+  }
+  await page.fill('#model', 'llama3-8b');
+  await page.locator('#model').dispatchEvent('change');
+  const note = await noteOf(page, 'model');
+  assert.match(note.text, /unknown id "llama3-8b" \(did you mean llama-3-8b\?\)/);
+  assert.match(await page.getAttribute('.results', 'class'), /stale/, 'the previous model\'s answers are marked as such');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
