@@ -297,28 +297,27 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   auto held = [](CheckedU64 reach, uint64_t len) {
     return reach.overflowed() ? len : std::min(reach.value(), len);
   };
-  // Blocks one request of `len` tokens needs across all groups (max_memory_usage_bytes per spec).
+  // Blocks one group of type `t` needs for a request of `len` tokens (max_memory_usage_bytes).
+  auto blocks_per_group = [&](const VllmType& t, uint64_t len) -> uint64_t {
+    if (t.kind == AttentionKind::kNone) {
+      // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
+      // "align" two, "all" one per block of the request (prefix caching of states).
+      const uint64_t spec = r.speculative.num_speculative_tokens;
+      return in.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+             : in.vllm.mamba_cache_mode == "align" ? 2 + spec
+                                                   : 1 + spec;
+    }
+    if (t.kind == AttentionKind::kSlidingWindow)
+      return ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;
+    if (t.kind == AttentionKind::kChunked)
+      return ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), t.block);
+    return ceil_div(len, t.block);
+  };
+  // Blocks one request of `len` tokens needs across all groups.
   auto blocks_needed = [&](const VllmLayout& groups, uint64_t len) {
     CheckedU64 blocks;
-    for (const VllmType& t : groups.types) {
-      uint64_t per_group = 0;
-      if (t.kind == AttentionKind::kNone) {
-        // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
-        // "align" two, "all" one per block of the request (prefix caching of states).
-        const uint64_t spec = r.speculative.num_speculative_tokens;
-        per_group = in.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
-                    : in.vllm.mamba_cache_mode == "align" ? 2 + spec
-                                                          : 1 + spec;
-      } else if (t.kind == AttentionKind::kSlidingWindow) {
-        per_group =
-            ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;
-      } else if (t.kind == AttentionKind::kChunked) {
-        per_group = ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), t.block);
-      } else {
-        per_group = ceil_div(len, t.block);
-      }
-      blocks += CheckedU64(per_group) * ceil_div(t.layers, groups.group_size);
-    }
+    for (const VllmType& t : groups.types)
+      blocks += CheckedU64(blocks_per_group(t, len)) * ceil_div(t.layers, groups.group_size);
     return blocks;
   };
   // 0.14-0.15 check every layer of the model against each stage's memory.
@@ -370,6 +369,18 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
                       std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
   }
   set_capacity(r, capacity_at(r.kv_pool_bytes));
+  if (layout.num_groups > 1) {  // a hybrid: what each group holds, for the report to explain
+    KvCacheGroups& g = r.kv_cache_groups;
+    g.group_size_layers = layout.group_size;
+    g.page_bytes = layout.page;
+    g.blocks_per_request = blocks_needed(layout, r.max_model_len).value();
+    for (const VllmType& t : layout.types) {
+      const uint64_t groups = ceil_div(t.layers, layout.group_size);
+      g.types.push_back({t.kind == AttentionKind::kNone ? "mamba" : attention_kind_name(t.kind),
+                         t.window, t.layers, groups, groups * layout.group_size - t.layers, t.block,
+                         blocks_per_group(t, r.max_model_len)});
+    }
+  }
   r.max_context = largest_fitting(1, kMaxSearchTokens, fits_in(r.kv_pool_bytes));
   fill_estimated_ends(r.estimated, capacity_at);
   if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted above at its ends

@@ -314,6 +314,31 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
   w.field_or_null("max_context", !p.max_context_unbounded, p.max_context);
   w.field_or_null("swa_pool_tokens", p.swa_pool_tokens != 0, p.swa_pool_tokens);
   w.field_or_null("max_running_requests", p.max_running_requests != 0, p.max_running_requests);
+  const KvCacheGroups& groups = p.kv_cache_groups;
+  w.key("kv_cache_groups");
+  if (groups.types.empty()) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("group_size_layers", groups.group_size_layers);
+    w.field("page_bytes", groups.page_bytes);
+    w.field("blocks_per_request", groups.blocks_per_request);
+    w.key("types");
+    w.begin_array();
+    for (const KvCacheGroupType& t : groups.types) {
+      w.begin_object();
+      w.field("attention", t.attention);
+      w.field_or_null("window_tokens", t.window_tokens != 0, t.window_tokens);
+      w.field("layers", t.layers);
+      w.field("groups", t.groups);
+      w.field("padding_layers", t.padding_layers);
+      w.field("block_tokens", t.block_tokens);
+      w.field("blocks_per_request", t.blocks_per_request);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
   const StatePool& states = p.state_pool;
   w.key("state_pool");
   if (states.conv_bytes_per_slot + states.ssm_bytes_per_slot == 0) {

@@ -152,6 +152,21 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
   if (p.swap_blocks != 0) out << "; " << with_commas(p.swap_blocks) << " CPU swap blocks";
   out << "\n";
+  const KvCacheGroups& groups = p.kv_cache_groups;
+  if (!groups.types.empty()) {
+    // A hybrid's pool tokens count every token in every group: say what one request really takes.
+    out << "  KV groups          groups of " << groups.group_size_layers << " layers sharing the blocks:";
+    for (const KvCacheGroupType& t : groups.types) {
+      out << " " << t.groups << " " << t.attention;
+      if (t.window_tokens != 0) out << " (" << with_commas(t.window_tokens) << " tokens)";
+      out << " x " << with_commas(t.blocks_per_request) << " blocks";
+      if (t.padding_layers != 0) out << " (+" << t.padding_layers << " padding layers)";
+      out << ";";
+    }
+    out << " one request of " << with_commas(p.max_model_len) << " tokens takes "
+        << with_commas(groups.blocks_per_request) << " of the " << with_commas(p.num_blocks)
+        << " blocks\n";
+  }
   char concurrency[32];
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
   out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "

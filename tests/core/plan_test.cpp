@@ -167,6 +167,23 @@ TEST(Plan, VllmHybridGroupsGemma3) {
   // Sliding groups need only their window per request, so concurrency exceeds tokens /
   // max_model_len.
   EXPECT_GT(hybrid.max_concurrency, static_cast<double>(hybrid.kv_pool_tokens) / 131072);
+  // The groups the report explains: 52 sliding and 10 full layers in groups of 10 (8 padding
+  // slots); a request takes 131,072 / 16 blocks in the full group and, in each sliding group,
+  // its 1,024-token window plus the 2,048 tokens one step may add (+1 block), in blocks of 16.
+  const KvCacheGroups& g = hybrid.kv_cache_groups;
+  EXPECT_EQ(g.group_size_layers, 10u);
+  ASSERT_EQ(g.types.size(), 2u);
+  EXPECT_EQ(g.types[0].attention, "sliding_window");
+  EXPECT_EQ(g.types[0].layers, 52u);
+  EXPECT_EQ(g.types[0].groups, 6u);
+  EXPECT_EQ(g.types[0].padding_layers, 8u);
+  EXPECT_EQ(g.types[0].blocks_per_request, (1023u + 2048 + 15) / 16 + 1);
+  EXPECT_EQ(g.types[1].attention, "full");
+  EXPECT_EQ(g.types[1].blocks_per_request, 131072u / 16);
+  EXPECT_EQ(g.blocks_per_request, 6 * g.types[0].blocks_per_request + g.types[1].blocks_per_request);
+  EXPECT_DOUBLE_EQ(hybrid.max_concurrency, static_cast<double>(hybrid.num_blocks) / g.blocks_per_request);
+  EXPECT_EQ(hybrid.kv_pool_tokens, hybrid.num_blocks / 7 * 16);  // the log's every-group count
+  EXPECT_TRUE(unified.kv_cache_groups.types.empty());             // one group: nothing to explain
 }
 
 // llm-d config_explorer: H100 (79.18 GiB), utilization 0.9, Llama-3.1-8B: "Available KV cache

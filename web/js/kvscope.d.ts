@@ -466,6 +466,23 @@ export interface PlanReport extends EstimateReport {
   max_context: Tokens | null;
   swa_pool_tokens: Tokens | null;
   max_running_requests: number | null;
+  /** vLLM's hybrid allocator: layers of each cache type in groups sharing one pool of blocks; null with one group. */
+  kv_cache_groups: {
+    group_size_layers: number;
+    page_bytes: Bytes;
+    /** Every group together, for one request of max_model_len: num_blocks / this = max_concurrency. */
+    blocks_per_request: number;
+    types: Array<{
+      attention: 'full' | 'sliding_window' | 'chunked' | 'mamba';
+      window_tokens: Tokens | null;
+      layers: number;
+      groups: number;
+      padding_layers: number;
+      block_tokens: Tokens;
+      /** Of one group of this type, for one request of max_model_len. */
+      blocks_per_request: number;
+    }>;
+  } | null;
   state_pool: {
     slots: number;
     conv_bytes_per_slot: Bytes;

@@ -137,6 +137,24 @@ struct StatePool {
   uint64_t reserved_bytes = 0;  // what the budget set aside before the KV pool: slots x slot
 };
 
+// vLLM's hybrid allocator (vllm/v1/core/kv_cache_utils.py get_kv_cache_groups): layers of each
+// cache type cut into groups of `group_size_layers`, every group drawing blocks from one pool.
+struct KvCacheGroupType {
+  std::string attention;        // full, sliding_window, chunked or mamba
+  uint64_t window_tokens = 0;   // sliding or chunked layers
+  uint64_t layers = 0;
+  uint64_t groups = 0;          // ceil(layers / group_size_layers)
+  uint64_t padding_layers = 0;  // groups x group_size_layers - layers (memory vLLM wastes)
+  uint64_t block_tokens = 0;    // tokens per block (grown when pages were unified)
+  uint64_t blocks_per_request = 0;  // of one group, for one request of max_model_len
+};
+struct KvCacheGroups {
+  uint64_t group_size_layers = 0;
+  uint64_t page_bytes = 0;  // one block of one layer
+  std::vector<KvCacheGroupType> types;
+  uint64_t blocks_per_request = 0;  // every group together: num_blocks / this = max_concurrency
+};
+
 // One pipeline stage as one of its GPUs sees it.
 struct PlanStage {
   size_t first_layer = 0;
@@ -220,6 +238,7 @@ struct PlanReport {
   bool max_context_unbounded = false;  // no layer keeps tokens: no length exhausts the pool
   uint64_t max_running_requests = 0;  // SGLang's request cap (0 = the engine reports none)
   uint64_t swa_pool_tokens = 0;       // SGLang's hybrid SWA pool: tokens of the sliding layers
+  KvCacheGroups kv_cache_groups;      // vLLM with more than one group (hybrids); empty otherwise
   StatePool state_pool;               // SGLang hybrids; empty otherwise
   EstimatedBudget estimated;          // vLLM with an estimated activation peak or non-torch memory
   bool starts = false;
