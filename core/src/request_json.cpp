@@ -332,7 +332,13 @@ std::string request_to_json(const Request& request) {
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+std::optional<Error> ineffective_override(const Request& r) {
+  if (r.command != Command::kPlan && r.command != Command::kSweep) return std::nullopt;
+  return override_without_effect(r.input);
+}
+
 Answer answer(const Request& r) {
+  if (const std::optional<Error> unused = ineffective_override(r)) return failure(*unused);
   switch (r.command) {
     case Command::kEstimate:
       return report(estimate(r.input.model),

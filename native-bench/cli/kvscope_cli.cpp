@@ -30,6 +30,8 @@ int print_text(const Result<T>& result, const Request& request, Print print, std
 }
 
 int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
+  if (const std::optional<Error> unused = ineffective_override(r))
+    return fail(out, err, false, error_for_command_line(*unused, r));
   switch (r.command) {
     case Command::kEstimate:
       return print_text(estimate(r.input.model), r, print_report, out, err);

@@ -186,6 +186,31 @@ TEST(Plan, VllmHybridGroupsGemma3) {
   EXPECT_TRUE(unified.kv_cache_groups.types.empty());             // one group: nothing to explain
 }
 
+// A --set that changes no figure is named, with why: a typo (with the near field), a field
+// kvscope does not read, the config's own value; one that changes something passes.
+TEST(Plan, OverridesThatChangeNothingAreNamed) {
+  PlanInput in = catalogue("llama-3.1-8b");
+  in.gpu_id = "h100-sxm-80gb";
+  const auto message = [&](std::vector<std::pair<std::string, std::string>> set) {
+    in.overrides = std::move(set);
+    const std::optional<Error> e = override_without_effect(in);
+    if (e) EXPECT_EQ(e->field, "set");
+    return e ? e->message : std::string();
+  };
+  EXPECT_EQ(message({{"num_key_value_head", "4"}}),
+            "set: \"num_key_value_head=4\" changes nothing kvscope computes: the config has no "
+            "num_key_value_head and kvscope does not read it (did you mean num_key_value_heads?)");
+  EXPECT_EQ(message({{"rope_theta", "1"}}),
+            "set: \"rope_theta=1\" changes nothing kvscope computes: kvscope does not read rope_theta");
+  EXPECT_EQ(message({{"num_key_value_heads", "8"}}),
+            "set: \"num_key_value_heads=8\" changes nothing kvscope computes: the config already "
+            "has that value");
+  EXPECT_EQ(message({{"num_key_value_heads", "4"}, {"sliding_window", "4096"}}), "");
+  EXPECT_EQ(message({{"num_key_value_heads", "4"}, {"foo", "1"}}),
+            "set: \"foo=1\" changes nothing kvscope computes: the config has no foo and kvscope "
+            "does not read it");
+}
+
 // llm-d config_explorer: H100 (79.18 GiB), utilization 0.9, Llama-3.1-8B: "Available KV cache
 // memory: 51.38 GiB" after 14.99 GiB weights, 4.76 GiB activation peak, 0.13 GiB non-torch.
 TEST(Plan, VllmBudgetMatchesALoggedH100Run) {

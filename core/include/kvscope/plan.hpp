@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -264,5 +265,10 @@ struct PlanReport {
 };
 
 Result<PlanReport> plan(const PlanInput& input);
+
+// The first of `input.overrides` whose removal leaves the plan's figures as they are (a field
+// kvscope does not read, a typo, or the config's own value), as an error on `set`; nullopt when
+// each changes something or the plan itself fails.
+std::optional<Error> override_without_effect(const PlanInput& input);
 
 }  // namespace kvscope

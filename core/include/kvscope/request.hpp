@@ -51,6 +51,9 @@ struct Answer {
                                // a solve that no option meets
 };
 
+// A plan or sweep whose `set` has an override that changes nothing (override_without_effect).
+std::optional<Error> ineffective_override(const Request& request);
+
 Answer answer(const Request& request);
 Answer answer_json(Command command, std::string_view request_json);
 
