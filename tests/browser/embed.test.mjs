@@ -57,12 +57,10 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
   assert.equal(await page.evaluate(() => document.getElementById('w-startup').shadowRoot.querySelector('.verdict').dataset.starts), 'false');
   assert.deepEqual(await inWidget(page, 'w-startup', '#startup-error'), [refused.startup_error]);
   const levers = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-levers' && e.type === 'kvscope-result').detail.result.map((x) => x.report.starts));
-  assert.deepEqual(levers, [{}, { kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { gpu_memory_utilization: 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
+  assert.deepEqual(levers, [{ kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { gpu_memory_utilization: 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
     .map((c) => cliPlan(c).starts));
   assert.ok(levers.includes(true) && levers.includes(false));
-  assert.deepEqual(problems, []);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshot(page, 'article');
+  assert.deepEqual(problems, []);  // its screenshots: article.test.mjs
   await page.close();
 });
 
@@ -92,6 +90,16 @@ test('a host page: widgets share one module, update independently, keep their st
   const errors = await page.evaluate(() => window.__events.filter((e) => e.type === 'kvscope-error').map((e) => `${e.id}:${e.detail.field}`));
   assert.ok(errors.includes('hostile:model') && errors.includes('huge:context'), errors.join());
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // A comparison keeps to the explorer's four pins, so its "Open in kvscope" restores every scenario.
+  const tooMany = await page.evaluate(() => new Promise((resolve) => {
+    const w = document.createElement('kv-cache-explorer');
+    w.setAttribute('view', 'compare');
+    w.setAttribute('compare', 'context=1024 | context=2048 | context=4096 | context=8192 | context=16384');
+    w.addEventListener('kvscope-error', (e) => { w.remove(); resolve(e.detail); });
+    document.body.append(w);
+    w.scrollIntoView();
+  }));
+  assert.deepEqual(tooMany, { code: 'invalid_value', field: 'compare', message: "compare: 4 scenarios at most (the explorer's pins), got 5" });
   assert.equal(await page.evaluate(() => [document, ...[...document.querySelectorAll('kv-cache-explorer')].map((w) => w.shadowRoot)]
     .reduce((n, root) => n + root.querySelectorAll('img').length, 0)), 0);
   // The iframe posted its height and the host sized it.

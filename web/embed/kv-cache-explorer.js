@@ -6,7 +6,7 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, useEngines, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, toHash, useEngines, whyCacheRequest } from '../js/state.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';
@@ -19,6 +19,8 @@ export const CONTROLS = ['model', 'gpu', 'engine', 'kv-dtype', 'weight-dtype', '
 const STATE_ATTRIBUTES = Object.keys(FIELDS).filter((f) => !['config', 'config_name', 'pins'].includes(f))
   .map((f) => f.replace(/_/g, '-'));
 const WIDGET_ATTRIBUTES = ['view', 'controls', 'compare', 'labels', 'contexts', 'config-src'];
+/** The explorer compares four pins at most; a compare widget keeps to that so its link restores every scenario. */
+const MOST_SCENARIOS = 4;
 
 /** The page's own link for a widget: where "open in kvscope" goes. */
 const pageUrl = new URL('../index.html', import.meta.url);
@@ -89,7 +91,7 @@ export class KvCacheExplorer extends HTMLElement {
       show(this.root, h('div', {},
         read.controls.length ? this.controlsView(kv, read) : null,
         h('div', { class: 'answer', part: 'answer' }, this.answerView(read, result, fmt)),
-        h('p', { class: 'source' }, h('a', { href: `${pageUrl.href}#${new URLSearchParams(this.permalinkFields(read.state))}`, target: '_blank', rel: 'noopener' }, 'Open in kvscope'))));
+        h('p', { class: 'source' }, h('a', { href: this.pageHref(read), target: '_blank', rel: 'noopener' }, 'Open in kvscope'))));
       this.dispatchEvent(new CustomEvent('kvscope-result', { detail: { view: read.view, result }, bubbles: true, composed: true }));
     } catch (e) {
       if (generation !== this.generation) return;
@@ -125,18 +127,24 @@ export class KvCacheExplorer extends HTMLElement {
       });
     }
     if (view === 'compare') {
-      const hashes = (this.getAttribute('compare') ?? '').split('|').map((x) => x.trim()).filter(Boolean).slice(0, 6);
-      const labels = (this.getAttribute('labels') ?? '').split('|').map((x) => x.trim());
-      if (!hashes.length) throw new KvscopeError('missing_field', 'compare', 'compare: give scenarios as permalink fields separated by |, e.g. "kv_dtype=fp16 | kv_dtype=fp8"');
-      return hashes.map((hash, i) => {
-        const { state: changes, errors } = parseHash(hash);
-        if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);
-        const scenario = { ...state };
-        for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
-        return { hash, label: labels[i] || `scenario ${i + 1}`, report: kv.plan(planRequest(scenario)) };
-      });
+      return this.scenarios(state).map(({ hash, label, scenario }) => ({ hash, label, report: kv.plan(planRequest(scenario)) }));
     }
     return kv.plan(planRequest(state));
+  }
+
+  /** The compare attribute's scenarios: the widget's state with each one's fields applied. */
+  scenarios(state) {
+    const hashes = (this.getAttribute('compare') ?? '').split('|').map((x) => x.trim()).filter(Boolean);
+    const labels = (this.getAttribute('labels') ?? '').split('|').map((x) => x.trim());
+    if (!hashes.length) throw new KvscopeError('missing_field', 'compare', 'compare: give scenarios as permalink fields separated by |, e.g. "kv_dtype=fp16 | kv_dtype=fp8"');
+    if (hashes.length > MOST_SCENARIOS) throw new KvscopeError('invalid_value', 'compare', `compare: ${MOST_SCENARIOS} scenarios at most (the explorer's pins), got ${hashes.length}`);
+    return hashes.map((hash, i) => {
+      const { state: changes, errors } = parseHash(hash);
+      if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);
+      const scenario = { ...state };
+      for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
+      return { hash, label: labels[i] || `scenario ${i + 1}`, scenario };
+    });
   }
 
   answerView({ state, view }, result, fmt) {
@@ -173,9 +181,18 @@ export class KvCacheExplorer extends HTMLElement {
       controls.map((name) => h('label', {}, name.replace(/-/g, ' '), make[name]())));
   }
 
-  /** The state as the page's permalink fields (only what differs from the defaults). */
-  permalinkFields(state) {
-    return Object.entries(state).filter(([k, v]) => k !== 'config' && k !== 'config_name' && v !== DEFAULTS[k])
-      .map(([k, v]) => [k, String(v)]);
+  /**
+   * The explorer's permalink for what the widget shows: its scenario (a fetched config.json
+   * included), the solver's answer for `solve`, and a compare widget's scenarios as the pins.
+   */
+  pageHref({ state, view }) {
+    // The theme is the host's styling of the widget, not part of the scenario: the page keeps the reader's.
+    const page = { ...state, theme: DEFAULTS.theme, solve: view === 'solve' ? 1 : state.solve };
+    if (view === 'compare') {
+      // Pinned as the page pins: without units and theme, which are the page's, not the scenario's.
+      page.pins = JSON.stringify(this.scenarios(state).map(({ scenario }) =>
+        toHash({ ...scenario, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme })));
+    }
+    return `${pageUrl.href}#${toHash(page)}`;
   }
 }
