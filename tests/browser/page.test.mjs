@@ -362,3 +362,25 @@ test('measured decode attention: only the chosen GPU\'s records, "not measured y
   assert.equal(await withGpu.locator('#chart-measured canvas').count() > 0, true, 'the measured chart is drawn');
   await withGpu.close();
 });
+
+test('a hybrid under vLLM: the groups, what each takes per request, and the printed figure beside the real capacity', async () => {
+  const s = { ...DEFAULTS, model: 'gemma-3-12b', gpu: 'l40s' };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(s)}`);
+  const r = cliPlan(s);
+  const g = r.kv_cache_groups;
+  assert.ok(g && g.types.length === 2, 'the CLI reports the groups');
+  const text = await page.textContent('#hybrid-accounting');
+  const groups = g.types.reduce((n, t) => n + t.groups, 0);
+  assert.match(text, new RegExp(`keeps the layers in ${groups} groups of ${g.group_size_layers} layers`));
+  for (const t of g.types) assert.match(text, new RegExp(`takes ${t.blocks_per_request.toLocaleString('en-US')} blocks`));
+  const n = (x) => x.toLocaleString('en-US');
+  assert.ok(text.includes(`One request takes ${n(g.blocks_per_request)} blocks in all, so ${n(r.num_blocks)} ÷ ${n(g.blocks_per_request)} = ${r.max_concurrency.toFixed(2)} requests`), text);
+  assert.ok(text.includes(`"GPU KV cache size: ${n(r.kv_pool_tokens)} tokens"`), 'the engine\'s printed figure');
+  assert.match(text, /understates the capacity/);
+  assert.equal(await page.locator('#hybrid-accounting').count(), 1);
+  await page.close();
+  const plain = await open(browser, `${server.base}/index.html#gpu=l40s`);
+  assert.equal(await plain.page.locator('#hybrid-accounting').count(), 0, 'one group: nothing to explain');
+  assert.deepEqual([...problems, ...plain.problems], []);
+  await plain.page.close();
+});

@@ -31,6 +31,7 @@ const LINKS = [
   { hash: `config=${encodeURIComponent('{"num_hidden_layers": 32,')}&batch=4`, control: 'config-text', says: /config: not valid JSON/, state: { batch: 4 } },
   { hash: 'gpu_memory_utilization=1.5&batch=2', control: 'gpu-memory-utilization', says: /between 0\.01 and 1, got "1\.5"/, state: { batch: 2 } },
   { hash: 'set=num_key_value_heads%3D0&context=8192', control: 'set', says: /num_key_value_heads: must be at least 1/, state: { context: 8192 } },
+  { hash: 'set=num_key_value_head%3D4&batch=3', control: 'set', says: /"num_key_value_head=4" changes nothing kvscope computes: the config has no num_key_value_head and kvscope does not read it \(did you mean num_key_value_heads\?\)/, state: { batch: 3 } },
 ];
 
 test('a permalink the core rejects: the field is named beside its control, falls back, and the rest answers', async () => {
@@ -72,11 +73,11 @@ test('an old link with tp=8 and no gpus still plans 8 GPUs; GPUs typed below TP 
   await page.fill('#gpus', '4');
   const note = await noteOf(page, 'gpus');
   assert.match(note.text, /4 GPUs are fewer than one replica needs: tp x pp = 8/);
-  assert.equal(await page.getAttribute('.results', 'class'), 'results stale', 'the answers are marked as the last valid ones');
+  assert.equal(await page.getAttribute('body', 'data-stale'), 'true', 'the answers are marked as the last valid ones');
   assert.match(await page.textContent('#input-error'), /still those of the last valid inputs/);
   await page.fill('#gpus', '16');
   await page.waitForSelector('#gpus-error', { state: 'detached' });
-  assert.equal(await page.getAttribute('.results', 'class'), 'results');
+  assert.equal(await page.getAttribute('body', 'data-stale'), null);
   assert.equal(await value(page, '#max-concurrency'),
     cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tp: 8, gpus: 16 }).max_concurrency);
   assert.deepEqual(problems, []);
@@ -90,7 +91,7 @@ test('an out-of-range value is an error beside its field, never a clamp', async 
   const note = await noteOf(page, 'gpu-memory-utilization');
   assert.match(note.text, /gpu_memory_utilization: must be between 0\.01 and 1, got "1\.5"/);
   assert.equal(await value(page, '#kv-pool'), before, 'the pool is not planned at a clamped 1.0');
-  assert.match(await page.getAttribute('.results', 'class'), /stale/);
+  assert.equal(await page.getAttribute('body', 'data-stale'), 'true');
   await page.fill('#gpu-memory-utilization', '0.95');
   await page.waitForSelector('#gpu-memory-utilization-error', { state: 'detached' });
   assert.equal(await page.getAttribute('#gpu-memory-utilization', 'aria-invalid'), 'false');
@@ -111,7 +112,66 @@ test('model spellings as users type them; an unknown one gets the core\'s sugges
   await page.locator('#model').dispatchEvent('change');
   const note = await noteOf(page, 'model');
   assert.match(note.text, /unknown id "llama3-8b" \(did you mean llama-3-8b\?\)/);
-  assert.match(await page.getAttribute('.results', 'class'), /stale/, 'the previous model\'s answers are marked as such');
+  assert.equal(await page.getAttribute('body', 'data-stale'), 'true', 'the previous model\'s answers are marked as such');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+const SMALL_CONFIG = { architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', num_hidden_layers: 2, hidden_size: 256,
+  num_attention_heads: 4, num_key_value_heads: 2, head_dim: 64, intermediate_size: 512, vocab_size: 1000,
+  max_position_embeddings: 4096, torch_dtype: 'bfloat16' };
+
+test('a pasted config: named by its repository or architecture, back in the text box from a permalink', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  await page.click('#config-details summary');
+  await page.fill('#config-text', JSON.stringify(SMALL_CONFIG));
+  await page.click('#use-config');
+  await page.waitForFunction(() => /Qwen3ForCausalLM/.test(document.getElementById('model-source').textContent));
+  assert.match(await page.textContent('#model-source'), /^Using pasted config\.json \(Qwen3ForCausalLM\)/);
+  await page.fill('#config-text', JSON.stringify({ ...SMALL_CONFIG, _name_or_path: 'Qwen/Qwen3-Tiny' }));
+  await page.click('#use-config');
+  await page.waitForFunction(() => /vllm serve Qwen\/Qwen3-Tiny/.test(document.getElementById('engine-command')?.value ?? ''));
+  await page.waitForURL(/config_name=Qwen%2FQwen3-Tiny/);
+  const link = page.url();
+  await page.close();
+  const again = await open(browser, link);
+  assert.equal(await again.page.inputValue('#config-text'), JSON.stringify({ ...SMALL_CONFIG, _name_or_path: 'Qwen/Qwen3-Tiny' }));
+  assert.equal(await value(again.page, '#kv-bytes-per-token'), 2 * 2 * 2 * 64 * 2);
+  assert.deepEqual([...problems, ...again.problems], []);
+  await again.page.close();
+});
+
+test('Load from Hugging Face: the button waits and says so, the old model\'s name goes at once', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('https://huggingface.co/**', async (route) => {
+    await held;
+    if (route.request().url().endsWith('/config.json')) {
+      await route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify(SMALL_CONFIG) });
+    } else await route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: 'none' });
+  });
+  await page.click('#config-details summary');
+  await page.fill('#hf-id', 'Qwen/Qwen3-Tiny');
+  await page.click('#hf-load');
+  assert.equal(await page.isDisabled('#hf-load'), true);
+  assert.equal(await page.textContent('#hf-load'), 'Loading…');
+  assert.match(await page.textContent('#model-source'), /^Loading Qwen\/Qwen3-Tiny's config\.json from huggingface\.co…$/);
+  release();
+  await page.waitForFunction(() => !document.getElementById('hf-load').disabled);
+  assert.match(await page.textContent('#model-source'), /^Using Qwen\/Qwen3-Tiny/);
+  assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);
+  await page.close();
+});
+
+test('opening the config section adds no horizontal scrolling, desktop or phone', async () => {
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    const { page, problems } = await open(browser, `${server.base}/index.html`, { width, height });
+    for (const details of await page.locator('.inputs details').all()) await details.evaluate((d) => { d.open = true; });
+    await page.fill('#config-text', JSON.stringify(SMALL_CONFIG));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${width}px: ${overflow}px of horizontal scrolling`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });

@@ -6,7 +6,7 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, toHash, useEngines, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, toHash, useEngines, whyCacheRequest } from '../js/state.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';
@@ -19,8 +19,6 @@ export const CONTROLS = ['model', 'gpu', 'engine', 'kv-dtype', 'weight-dtype', '
 const STATE_ATTRIBUTES = Object.keys(FIELDS).filter((f) => !['config', 'config_name', 'pins'].includes(f))
   .map((f) => f.replace(/_/g, '-'));
 const WIDGET_ATTRIBUTES = ['view', 'controls', 'compare', 'labels', 'contexts', 'config-src'];
-/** The explorer compares four pins at most; a compare widget keeps to that so its link restores every scenario. */
-const MOST_SCENARIOS = 4;
 
 /** The page's own link for a widget: where "open in kvscope" goes. */
 const pageUrl = new URL('../index.html', import.meta.url);
@@ -137,7 +135,7 @@ export class KvCacheExplorer extends HTMLElement {
     const hashes = (this.getAttribute('compare') ?? '').split('|').map((x) => x.trim()).filter(Boolean);
     const labels = (this.getAttribute('labels') ?? '').split('|').map((x) => x.trim());
     if (!hashes.length) throw new KvscopeError('missing_field', 'compare', 'compare: give scenarios as permalink fields separated by |, e.g. "kv_dtype=fp16 | kv_dtype=fp8"');
-    if (hashes.length > MOST_SCENARIOS) throw new KvscopeError('invalid_value', 'compare', `compare: ${MOST_SCENARIOS} scenarios at most (the explorer's pins), got ${hashes.length}`);
+    if (hashes.length > MOST_PINS) throw new KvscopeError('invalid_value', 'compare', `compare: ${MOST_PINS} scenarios at most (the explorer's pins), got ${hashes.length}`);
     return hashes.map((hash, i) => {
       const { state: changes, errors } = parseHash(hash);
       if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);

@@ -2,7 +2,7 @@
 // config sources, levers, pins, sharing). Keeps the state in the URL hash, runs the core, and
 // hands the reports to the views.
 import { loadKvscope, KvscopeError } from './kvscope-client.js';
-import { showChanged } from './dom.js';
+import { markScrollingRegions, showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
 import { cliCommand } from './commands.js';
@@ -114,6 +114,7 @@ function render() {
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
   showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); $('verdict').focus(); } }));
+  announce($('verdict-headline')?.textContent ?? '');
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
@@ -134,6 +135,15 @@ function render() {
   renderPrices();
   renderPins();
   renderCalibration();
+  markScrollingRegions();
+}
+
+// The verdict's headline, spoken by the page's one live region once the controls rest (a slider
+// fires on every frame; the verdict element itself is replaced on each change).
+let announceTimer = 0;
+function announce(text) {
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => { if ($('verdict-live').textContent !== text) $('verdict-live').textContent = text; }, 600);
 }
 
 // Measured records of the chosen GPU (none for a custom card) and the calibrated estimate.
@@ -163,6 +173,7 @@ async function reload() {
 function restore() {
   const { state: s, refused } = parseHash(location.hash);
   page.state = s;
+  if (s.config) $('config-text').value = s.config;  // the link's config, there to edit
   page.restoring = true;
   clearFieldNotes();
   const unplaced = [];
@@ -192,6 +203,7 @@ async function main() {
   wireSolver();
   wireExplain();
   window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
+  window.addEventListener('resize', markScrollingRegions);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
   writeControls();
   try {

@@ -33,10 +33,12 @@ export function summaryRows(r) {
   ];
 }
 
+/** One RFC 4180 CSV cell: quoted when it holds a quote, comma or newline; '' for none. */
+export const csvCell = (v) => (/[",\n]/.test(String(v ?? '')) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ''));
+
 /** RFC 4180 CSV of the summary rows. */
 export function toCsv(r) {
-  const cell = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  return ['field,value,unit', ...summaryRows(r).map((row) => row.map(cell).join(','))].join('\n') + '\n';
+  return ['field,value,unit', ...summaryRows(r).map((row) => row.map(csvCell).join(','))].join('\n') + '\n';
 }
 
 /** A Markdown table of the summary rows, pipes in values escaped. */

@@ -48,3 +48,27 @@ export function showChanged(container, key, make) {
   shown.set(container, text);
   show(container, make());
 }
+
+/**
+ * Makes each `.scroll` box that overflows sideways focusable (so arrow keys scroll it) and names
+ * it by its section's heading; a box that fits is left out of the Tab order.
+ */
+export function markScrollingRegions() {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.scroll'))) {
+    if (el.scrollWidth > el.clientWidth + 1) {
+      const heading = el.closest('section')?.querySelector('h2')?.textContent ?? 'Table';
+      el.tabIndex = 0;
+      el.setAttribute('role', 'region');
+      el.setAttribute('aria-label', `${heading} (scrolls sideways)`);
+    } else if (el.hasAttribute('tabindex')) {
+      for (const a of ['tabindex', 'role', 'aria-label']) el.removeAttribute(a);
+    }
+  }
+}
+
+/** Saves `text` as a file named `filename`: a Blob link, clicked (no inline script needed). */
+export function downloadText(filename, text, type) {
+  const href = URL.createObjectURL(new Blob([text], { type }));
+  h('a', { href, download: filename }).click();
+  setTimeout(() => URL.revokeObjectURL(href), 1000);
+}

@@ -52,6 +52,18 @@ function trim(x) {
   return fixed(x, 0, x >= 100 ? 1 : x >= 10 ? 2 : 3);
 }
 
+/** @type {Array<[string, number]>} */
+const BINARY = [['M', 2 ** 20], ['K', 2 ** 10]];
+
+/** A token count for an axis in binary K and M: 1024 -> "1K", 131072 -> "128K", 1536 -> "1.5K". */
+export function tokens(n) {
+  if (!Number.isFinite(n)) return '–';
+  for (const [suffix, unit] of BINARY) {
+    if (n >= unit) return `${fixed(n / unit, 0, n / unit >= 100 ? 0 : 1)}${suffix}`;
+  }
+  return commas(n);
+}
+
 /** Seconds as ms or s: "32.2 ms". */
 export function seconds(s) {
   if (!Number.isFinite(s)) return '–';

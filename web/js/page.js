@@ -35,7 +35,7 @@ export function showInputError(message, controlId) {
   box.hidden = false;
   box.textContent = page.last ? `${message}${/[.!?]$/.test(message) ? '' : '.'} The answers below are still those of the last valid inputs.` : message;
   document.body.dataset.error = message;
-  document.querySelector('.results')?.classList.toggle('stale', Boolean(page.last));
+  if (page.last) document.body.dataset.stale = 'true';
   for (const [id, note] of fieldNotes) if (note.kind === 'error') fieldNotes.delete(id);
   if (controlId && $(controlId)) fieldNotes.set(controlId, { message, kind: 'error' });
   renderFieldNotes();
@@ -45,7 +45,7 @@ export function showInputError(message, controlId) {
 export function clearInputError() {
   $('input-error').hidden = true;
   delete document.body.dataset.error;
-  document.querySelector('.results')?.classList.remove('stale');
+  delete document.body.dataset.stale;
   for (const [id, note] of fieldNotes) if (note.kind === 'error') fieldNotes.delete(id);
   renderFieldNotes();
 }

@@ -2,11 +2,9 @@
 // replaces another: a fifth, or one already pinned, is refused with a line that says why.
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { DEFAULTS, parseHash, planRequest, toHash } from './state.js';
+import { DEFAULTS, MOST_PINS, parseHash, planRequest, toHash } from './state.js';
 import { compareView } from './views/compare.js';
 import { $, page, update } from './page.js';
-
-const MOST_PINS = 4;
 
 function pinsFromState() {
   let hashes = [];

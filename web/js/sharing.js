@@ -1,6 +1,6 @@
 // Share and export: copying a text, downloading the report as JSON, CSV or Markdown, the embed
 // snippets, and the model's Hugging Face id for the engine command.
-import { showChanged } from './dom.js';
+import { downloadText, showChanged } from './dom.js';
 import { WIDGET_VIEWS } from './state.js';
 import { embedSnippets, toCsv, toMarkdown } from './commands.js';
 import { embedView } from './views/share.js';
@@ -20,11 +20,7 @@ export function exportReport(kind) {
   const r = page.last.plan;
   const [body, type, ext] = kind === 'json' ? [JSON.stringify(r, null, 2), 'application/json', 'json']
     : kind === 'csv' ? [toCsv(r), 'text/csv', 'csv'] : [toMarkdown(r), 'text/markdown', 'md'];
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([body], { type }));
-  a.download = `kvscope-${(r.model.id || 'config').replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  downloadText(`kvscope-${(r.model.id || 'config').replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}`, body, type);
 }
 
 // The snippets are made only while their panel is open.

@@ -45,6 +45,9 @@ export function engineInfo(id) {
   return engines[id] ?? null;
 }
 
+/** Scenarios compared side by side at most: the page's pins, and so a compare widget's. */
+export const MOST_PINS = 4;
+
 /** The answers a <kv-cache-explorer> widget can show (its `view` attribute). */
 export const WIDGET_VIEWS = ['startup', 'bytes-per-token', 'concurrency', 'context-sweep', 'compare', 'projections', 'solve'];
 

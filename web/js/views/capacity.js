@@ -8,13 +8,16 @@ const LABELS = {
   not_given_to_the_engine: 'held back (utilization < 1)', free: 'free',
 };
 
-/** @param {import('../kvscope').SweepsReport} sweeps @param {any} fmt */
+/**
+ * The memory table, which is the bar's legend too: each row's swatch is its part's colour there.
+ * @param {import('../kvscope').SweepsReport} sweeps @param {any} fmt
+ */
 export function memoryView(sweeps, fmt, card) {
   const rows = Object.entries(sweeps.memory_breakdown_per_gpu);
   return h('table', { class: 'memory', id: 'memory-table' },
     h('caption', {}, card ? `Per GPU: ${card}` : 'Per GPU'),
     h('tbody', {}, rows.map(([key, bytes]) => h('tr', {},
-      h('th', { scope: 'row' }, LABELS[key.replace(/_bytes$/, '')] ?? key),
+      h('th', { scope: 'row' }, h('span', { class: `swatch part-${key}`, 'aria-hidden': 'true' }), LABELS[key.replace(/_bytes$/, '')] ?? key),
       h('td', { 'data-key': key, 'data-value': bytes }, fmt.bytes(bytes)),
       h('td', { class: 'exact' }, `${commas(bytes)} bytes`)))));
 }
@@ -49,7 +52,7 @@ export function capacityView(r, fmt) {
   const ctx = r.max_model_len;
   const dl = h('dl', { class: 'figures' },
     h('dt', {}, 'KV pool'), h('dd', { id: 'kv-pool', 'data-value': r.kv_pool_bytes, 'data-tokens': r.kv_pool_tokens }, fmt.bytes(r.kv_pool_bytes),
-      h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens` +
+      h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens${r.kv_cache_groups ? ' as vLLM prints them (below: what that means for a hybrid)' : ''}` +
         (r.num_blocks > 0 ? ` in ${commas(r.num_blocks)} blocks of ${r.block_size_tokens}` : '') +
         (r.swa_pool_tokens ? ` in the full layers, ${commas(r.swa_pool_tokens)} in the sliding ones` : ''))),
     ...estimatedFigures(r, fmt),
@@ -65,10 +68,41 @@ export function capacityView(r, fmt) {
     r.weights ? h('dd', { id: 'weights-source' }, r.weights.source,
       h('span', { class: 'exact' }, ` (checkpoint ${fmt.bytes(r.weights.checkpoint_bytes)})`)) : null);
   const w = r.workload;
-  return h('div', {}, dl, w ? h('p', { id: 'workload' },
+  return h('div', {}, dl, hybridView(r, fmt), w ? h('p', { id: 'workload' },
     `With these length distributions a sequence holds ${fmt.size(w.mean_kv_bytes_per_sequence)} on average: `,
     h('strong', {}, `${ratio(w.expected_concurrency)} sequences`), ' fit on average, ',
     h('strong', {}, `${commas(w.p99_concurrency)}`), ' with 99% confidence.') : null);
+}
+
+const GROUP_KINDS = { full: 'full-attention', sliding_window: 'sliding-window', chunked: 'chunked-attention', mamba: 'Mamba-state' };
+
+/**
+ * vLLM's hybrid allocator in plain words: the groups, what each holds for one request, and why
+ * its printed token count is not the capacity (the pool's figures otherwise look contradictory).
+ * @param {import('../kvscope').PlanReport} r
+ */
+function hybridView(r, fmt) {
+  const g = r.kv_cache_groups;
+  if (!g) return null;
+  const len = commas(r.max_model_len);
+  const kinds = g.types.map((t) => `${commas(t.groups)} ${GROUP_KINDS[t.attention] ?? t.attention} group${t.groups === 1 ? '' : 's'}` +
+    (t.window_tokens ? ` (${t.attention === 'chunked' ? 'chunks' : 'window'} of ${commas(t.window_tokens)} tokens)` : ''));
+  const holds = (t) => (t.attention === 'mamba' ? `${commas(t.blocks_per_request)} block${t.blocks_per_request === 1 ? '' : 's'} (the request's state, whatever its length)`
+    : t.window_tokens ? `${commas(t.blocks_per_request)} blocks (the ${t.attention === 'chunked' ? 'chunk' : 'window'} and the ${commas(r.max_num_batched_tokens)} tokens one step may add, not the whole request)`
+      : `${commas(t.blocks_per_request)} blocks (every token)`);
+  const groups = g.types.reduce((n, t) => n + t.groups, 0);
+  const padding = g.types.filter((t) => t.padding_layers > 0);
+  return h('div', { id: 'hybrid-accounting', 'data-blocks-per-request': g.blocks_per_request },
+    h('h3', {}, 'How vLLM counts this hybrid model'),
+    h('p', {}, `vLLM keeps the layers in ${commas(groups)} groups of ${commas(g.group_size_layers)} layers: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(r.block_size_tokens)} tokens of one group's ${commas(g.group_size_layers)} layers (${fmt.size(g.page_bytes * g.group_size_layers)}).`),
+    h('ul', {}, g.types.map((t) => h('li', {}, `Each ${GROUP_KINDS[t.attention] ?? t.attention} group takes ${holds(t)} for a request of ${len} tokens.`))),
+    h('p', {}, `One request takes ${commas(g.blocks_per_request)} blocks in all, so ${commas(r.num_blocks)} ÷ ${commas(g.blocks_per_request)} = `,
+      h('strong', {}, `${ratio(r.max_concurrency)} requests`), ` of ${len} tokens fit, and one sequence can grow to ${r.max_context === null ? 'any length' : `${commas(r.max_context)} tokens`}.`),
+    r.kv_bytes_needed_for_max_model_len > r.kv_bytes_per_sequence ? h('p', { id: 'hybrid-reserved' },
+      `vLLM sets aside ${fmt.bytes(r.kv_bytes_needed_for_max_model_len)} per request, not the ${fmt.bytes(r.kv_bytes_per_sequence)} its layers keep (KV bytes per token, above): whole blocks of every layer slot of a group, padding included` +
+      `${g.types.some((t) => t.window_tokens) ? ', and in each windowed group the tokens of one step beside the window' : ''}.`) : null,
+    h('p', { id: 'hybrid-printed' }, `vLLM's log prints "GPU KV cache size: ${commas(r.kv_pool_tokens)} tokens": ${commas(r.num_blocks)} blocks ÷ ${commas(groups)} groups × ${commas(r.block_size_tokens)}, as if every token took a block in every group. For this model that understates the capacity; the figures above are what fits.`),
+    padding.length ? h('p', {}, `vLLM pads the last ${padding.map((t) => GROUP_KINDS[t.attention] ?? t.attention).join(' and ')} group with ${padding.map((t) => commas(t.padding_layers)).join(' and ')} empty layer slot${padding.length === 1 && padding[0].padding_layers === 1 ? '' : 's'}: memory it allocates and never uses.`) : null);
 }
 
 /** @param {import('../kvscope').PlanReport} r */

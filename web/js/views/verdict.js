@@ -18,7 +18,7 @@ export function verdictView(report, handlers) {
   const target = report.target;
   const missed = starts && target !== null && !target.met;
   const at = `${model} on ${card} at max_model_len ${commas(report.max_model_len)}`;
-  return h('div', { class: `verdict ${starts && !missed ? 'ok' : 'bad'}`, role: 'status', 'aria-live': 'polite',
+  return h('div', { class: `verdict ${starts && !missed ? 'ok' : 'bad'}`,
     'data-starts': String(starts), 'data-fits': String(fits), 'data-target-met': String(target ? target.met : true) },
     h('p', { class: 'headline', id: 'verdict-headline' },
       missed ? `${target.reason[0].toUpperCase()}${target.reason.slice(1)}: ${engine} starts ${at}, short of the target`
