@@ -8,7 +8,8 @@ import { siteDir } from '../paths.mjs';
 import { cliReport } from '../support/cli-request.mjs';
 import { serve, launch, open, screenshot, cliPlan } from './support.mjs';
 
-const { DEFAULTS, toHash, solveRequest, planRequest } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS, toHash, planRequest } = await import(path.join(siteDir, 'js/state.js'));
+const { solveRequest } = await import(path.join(siteDir, 'js/solve-request.js'));
 
 let server;
 let browser;

@@ -6,7 +6,8 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, solveRequest, toHash, useEngines, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, toHash, useEngines, whyCacheRequest } from '../js/state.js';
+import { solveRequest } from '../js/solve-request.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
 import { concurrencyView, contextTableView } from '../js/views/capacity.js';

@@ -4,7 +4,8 @@
 // plan into the page's scenario.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { modelSource, stateOfExplain, uncalibrated } from './state.js';
+import { modelSource } from './state.js';
+import { stateOfExplain, uncalibrated } from './explain-state.js';
 import { explainView } from './views/explain.js';
 import { $, errorLine, page, update } from './page.js';
 

@@ -3,7 +3,8 @@
 // articles' architecture levers, shown apart as what a different model would hold.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { KNOBS, engineInfo, planRequest, solveRequest, stateOfOption } from './state.js';
+import { KNOBS, engineInfo, planRequest } from './state.js';
+import { solveRequest, stateOfOption } from './solve-request.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
 import { $, page, update } from './page.js';

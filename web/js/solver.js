@@ -4,7 +4,8 @@
 import { KvscopeError } from './kvscope-client.js';
 import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
-import { engineInfo, engineLabel, pricesOf, pricesText, solveRequest, stateOfOption, toHash } from './state.js';
+import { engineInfo, engineLabel, toHash } from './state.js';
+import { pricesOf, pricesText, solveRequest, stateOfOption } from './solve-request.js';
 import { pricesView, solveView } from './views/solve.js';
 import { copy } from './sharing.js';
 import { $, errorLine, page, update } from './page.js';
