@@ -1,35 +1,17 @@
-// vLLM (V1 engine) on one GPU: vllm/v1/worker/gpu_worker.py (determine_available_memory) and
-// vllm/v1/core/kv_cache_utils.py (get_kv_cache_config_from_groups, get_num_blocks,
+// vLLM (V1 engine) on one GPU, after its budget (engine_vllm_budget.cpp) and groups
+// (engine_vllm_groups.cpp): vllm/v1/core/kv_cache_utils.py (get_kv_cache_config_from_groups, get_num_blocks,
 // _report_kv_cache_config, get_max_concurrency_for_kv_cache_config, _check_enough_kv_cache_memory,
 // estimate_max_model_len); see shared/docs/engine-formulas.md §1.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "engine_profiles.hpp"
+#include "engine_vllm.hpp"
 #include "kvscope/parallelism.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::engines {
 namespace {
-
-// vLLM's profiled activation peak, per batched token per vocabulary entry: calibrated on the two
-// logged runs in engine-formulas.md §1.4 (Llama-3.1-8B 4.76 GiB, gpt-oss-20b 7.38 GiB at 8192
-// batched tokens on an H100), where the peak tracks the fp32 logits of the dummy run.
-constexpr double kActivationBytesPerTokenPerVocab = 4.84;
-// How far vLLM's measured budget terms lie from kvscope's estimates: llm-d-benchmark's eight
-// profiled runs (config_explorer/empirical-vllm-memory-results.md, commit 4f4d449; vLLM 0.11, H100,
-// 8,192 batched tokens). Text models' activation peaks lie within 0.99-1.02 of the logit estimate
-// (Llama-3.1-8B 4.76, Qwen3-0.6B 5.56, Qwen3-32B 5.64, gpt-oss 7.38, Llama-3.3-70B 4.84 GiB);
-// Mistral-Small-3.2 with its vision tower peaked at 2.12 GiB, 0.44 of it. Non-torch memory
-// (NCCL, cuBLAS workspaces) was 0.13-0.14 GiB on one GPU and 0.54-0.55 at TP 2; llm-d's planner
-// takes 0.15 and 0.6.
-constexpr double kActivationLow = 0.98, kActivationHigh = 1.03, kActivationLowWithEncoder = 0.43;
-constexpr uint64_t kNonTorchOneGpu = static_cast<uint64_t>(0.13 * kGiB);
-constexpr uint64_t kNonTorchOneGpuHigh = static_cast<uint64_t>(0.15 * kGiB);
-constexpr uint64_t kNonTorchTensorParallel = static_cast<uint64_t>(0.55 * kGiB);
-constexpr uint64_t kNonTorchTensorParallelLow = static_cast<uint64_t>(0.54 * kGiB);
-constexpr uint64_t kNonTorchTensorParallelHigh = static_cast<uint64_t>(0.6 * kGiB);
 
 // Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59").
 std::string format_gib_like_vllm(uint64_t bytes) {
@@ -39,24 +21,6 @@ std::string format_gib_like_vllm(uint64_t bytes) {
   while (s.size() > 3 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
   return s;
 }
-
-// One vLLM KV-cache spec type and the layers that have it.
-struct VllmType {
-  AttentionKind kind =
-      AttentionKind::kFull;  // kFull (also MLA), kSlidingWindow, kChunked, kNone = Mamba
-  uint64_t window = 0;
-  uint64_t page_bytes = 0;  // one block of one layer
-  uint64_t block = 0;       // tokens per block (grown by page unification)
-  uint64_t layers = 0;
-};
-
-// The groups of one GPU's layers: the spec types, the common page, layers per group, groups.
-struct VllmLayout {
-  std::vector<VllmType> types;
-  uint64_t page = 0;
-  uint64_t group_size = 0;
-  uint64_t num_groups = 0;
-};
 
 // What differs between vLLM's release lines (engine_table.cpp lists them).
 struct VllmRelease {
@@ -80,12 +44,6 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   return out;
 }
 
-// `vllm serve`'s batch defaults for the card (EngineArgs.get_batch_defaults): H100-class cards
-// (70 GiB or more, not an A100) get max_num_batched_tokens 8192 and max_num_seqs 1024, the rest
-// 2048 and 256.
-bool vllm_large_card(const PlanReport& r) {
-  return r.gpu_memory_bytes >= 70 * kGiB && r.gpu_id.rfind("a100", 0) != 0;
-}
 
 }  // namespace
 
@@ -97,68 +55,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         kInvalidValue, "vllm.mamba_cache_mode",
         "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
-  r.max_num_batched_tokens = in.vllm.max_num_batched_tokens != 0 ? in.vllm.max_num_batched_tokens
-                             : vllm_large_card(r)                ? 8192
-                                                                 : 2048;
-  if (in.vllm.max_num_batched_tokens == 0) {
-    r.notes.push_back("max_num_batched_tokens " + std::to_string(r.max_num_batched_tokens) +
-                      ": the `vllm serve` default for this card (EngineArgs.get_batch_defaults)");
-  }
+  const Result<bool> budget = vllm_budget(r, shape, in);
+  if (!budget.ok) return R::failure(budget.error);
 
-  // Budget: memory x utilization - weights - activation peak - non-torch memory.
-  if (!r.kv_memory_given) {
-    r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) *
-                                              in.vllm.gpu_memory_utilization);
-    r.activation_bytes = in.vllm.activation_bytes;
-    if (r.activation_bytes == 0) {
-      const double activation = static_cast<double>(r.max_num_batched_tokens) *
-                                static_cast<double>(shape.vocab_size) *
-                                kActivationBytesPerTokenPerVocab;
-      if (!(activation < 0x1p64)) {  // converting a larger double to uint64_t is undefined
-        return R::failure(make_error(kOutOfRange, "vllm.max_num_batched_tokens",
-                                     "the estimated activation peak exceeds 2^64-1 bytes"));
-      }
-      r.activation_bytes = static_cast<uint64_t>(activation);
-      r.notes.push_back(
-          "activation peak " + format_gib(r.activation_bytes) +
-          ": estimated (vLLM measures it; pass --activation-bytes or --kv-memory to match a log)");
-    }
-    const bool tp = in.tensor_parallel > 1;
-    r.non_torch_bytes = in.vllm.non_torch_bytes != 0 ? in.vllm.non_torch_bytes
-                        : tp                         ? kNonTorchTensorParallel
-                                                     : kNonTorchOneGpu;
-    // v0.9 to ~v0.17 do not subtract CUDA-graph memory; newer releases estimate and subtract it.
-    r.cudagraph_bytes = in.vllm.cudagraph_bytes;
-    const auto pool_after = [&](uint64_t activation, uint64_t non_torch) {
-      return left_after(r.requested_bytes, CheckedU64(r.weights_bytes) + activation + non_torch +
-                                               r.cudagraph_bytes);
-    };
-    r.kv_pool_bytes = pool_after(r.activation_bytes, r.non_torch_bytes);
-    // What kvscope estimated, as the range the measurements give.
-    EstimatedBudget& e = r.estimated;
-    e.present = in.vllm.activation_bytes == 0 || in.vllm.non_torch_bytes == 0;
-    const auto scaled = [](uint64_t bytes, double by) {
-      return static_cast<uint64_t>(static_cast<double>(bytes) * by);
-    };
-    e.activation_low = e.activation_high = r.activation_bytes;
-    if (in.vllm.activation_bytes == 0) {
-      e.activation_low = scaled(r.activation_bytes,
-                                shape.has_encoder ? kActivationLowWithEncoder : kActivationLow);
-      e.activation_high = scaled(r.activation_bytes, kActivationHigh);
-    }
-    e.non_torch_low = e.non_torch_high = r.non_torch_bytes;
-    if (in.vllm.non_torch_bytes == 0) {
-      e.non_torch_low = tp ? kNonTorchTensorParallelLow : kNonTorchOneGpu;
-      e.non_torch_high = tp ? kNonTorchTensorParallelHigh : kNonTorchOneGpuHigh;
-    }
-    e.kv_pool_low = pool_after(e.activation_high, e.non_torch_high);
-    e.kv_pool_high = pool_after(e.activation_low, e.non_torch_low);
-    e.source =
-        "vLLM measures these at start-up; the range is where llm-d's profiled runs (vLLM 0.11, "
-        "H100, 8,192 batched tokens) lie against kvscope's estimate" +
-        std::string(shape.has_encoder ? " (the low end: a model with a vision tower)" : "") +
-        (in.tensor_parallel > 2 ? "; non-torch memory was measured at TP 1 and 2 only" : "");
-  }
   const VllmRelease release = vllm_release(r, in.vllm);
   if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
 
@@ -197,96 +96,16 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
 
   // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
   // Mamba layers are their own type (kind kNone here) with the padded page.
-  const bool windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
-  const Error page_too_large =
-      make_error(kOutOfRange, "block_size_tokens", "one block's bytes exceed 2^64-1");
-  // The groups vLLM makes of `layers` (kv_cache_utils.py get_kv_cache_groups); `notes` says how.
-  auto layout_of = [&](const std::vector<LayerSpec>& layers,
-                       std::vector<std::string>* notes) -> Result<VllmLayout> {
-    using RL = Result<VllmLayout>;
-    VllmLayout out;
-    std::vector<VllmType>& types = out.types;
-    auto add_layer = [&types](const VllmType& t) {
-      auto same = std::find_if(types.begin(), types.end(), [&](const VllmType& o) {
-        return o.kind == t.kind && o.window == t.window && o.page_bytes == t.page_bytes;
-      });
-      if (same == types.end()) {
-        types.push_back(t);
-        types.back().layers = 1;
-      } else {
-        ++same->layers;
-      }
-    };
-    for (const LayerSpec& l : layers) {
-      if (l.state != StateKind::kNone) {
-        const CheckedU64 padded = attention_per_token == 0 ? CheckedU64(mamba_page)
-                                                           : CheckedU64(bs) * attention_per_token;
-        if (padded.overflowed()) return RL::failure(page_too_large);
-        add_layer(VllmType{AttentionKind::kNone, 0, padded.value(), 1});
-      }
-      if (!l.keeps_tokens()) continue;
-      VllmType t;
-      t.kind = l.windowed() && windowed_blocks ? l.attention : AttentionKind::kFull;
-      t.window = t.kind == AttentionKind::kFull ? 0 : l.window_tokens;
-      const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
-      if (!per_token.ok) return RL::failure(per_token.error);
-      const CheckedU64 page = CheckedU64(per_token.value) * bs;
-      if (page.overflowed()) return RL::failure(page_too_large);
-      t.page_bytes = page.value();
-      add_layer(t);
-    }
-    if (types.empty())
-      return RL::failure(make_error(kUnsupported, "model", "no layer keeps a KV cache"));
-    // One spec type with different sizes (per-layer KV heads): a single UniformTypeKVCacheSpecs
-    // group whose page is the sum of every layer's page (kv_cache_utils.py).
-    const bool one_type = std::all_of(types.begin(), types.end(), [&](const VllmType& t) {
-      return t.kind == types[0].kind && t.window == types[0].window;
-    });
-    if (one_type && types.size() > 1) {
-      VllmType merged = types[0];
-      CheckedU64 page;
-      for (const VllmType& t : types) page += CheckedU64(t.page_bytes) * t.layers;
-      if (page.overflowed()) return RL::failure(page_too_large);
-      merged.page_bytes = page.value();
-      merged.layers = 1;
-      types = {merged};
-    }
-    // Different page sizes (Gemma 4's two head sizes, MiMo's sliding heads): each smaller page's
-    // block grows until its page equals the largest (kv_cache_utils.py
-    // unify_kv_cache_spec_page_size); pages that do not divide the largest cannot be unified.
-    for (const VllmType& t : types) out.page = std::max(out.page, t.page_bytes);
-    for (VllmType& t : types) {
-      t.block = bs;
-      if (t.page_bytes == out.page || t.page_bytes == 0) continue;
-      if (out.page % t.page_bytes != 0) {
-        return RL::failure(make_error(kUnsupported, "engine",
-                                      "vllm: layer pages of " + std::to_string(t.page_bytes) +
-                                          " and " + std::to_string(out.page) +
-                                          " bytes do not divide, and vLLM cannot unify them"));
-      }
-      t.block = bs * (out.page / t.page_bytes);
-      t.page_bytes = out.page;
-      if (notes != nullptr) {
-        notes->push_back("page unification: " + std::string(attention_kind_name(t.kind)) +
-                         " layers get " + std::to_string(t.block) +
-                         "-token blocks so their page equals the largest (" +
-                         std::to_string(out.page) + " bytes)");
-      }
-    }
-    // Group size: the smallest layer count of a type, or the largest when counts are close
-    // (_get_kv_cache_groups_uniform_page_size); each type is cut into groups of that many layers.
-    uint64_t min_count = UINT64_MAX, max_count = 0;
-    for (const VllmType& t : types) {
-      min_count = std::min(min_count, t.layers);
-      max_count = std::max(max_count, t.layers);
-    }
-    out.group_size = types.size() == 1 ? types[0].layers
-                     : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count)
-                         ? max_count
-                         : min_count;
-    for (const VllmType& t : types) out.num_groups += ceil_div(t.layers, out.group_size);
-    return RL::success(std::move(out));
+  VllmLayoutRules rules;
+  rules.block_tokens = bs;
+  rules.attention_per_token = attention_per_token;
+  rules.mamba_page = mamba_page;
+  rules.windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
+  rules.kv_dtype = r.estimate.kv_dtype;
+  const auto layout_of = [&rules](const std::vector<LayerSpec>& layers, std::vector<std::string>* notes) {
+    return vllm_layout(layers, rules, notes);
   };
+
   const Result<VllmLayout> own = layout_of(shape.layers, &r.notes);
   if (!own.ok) return R::failure(own.error);
   const VllmLayout& layout = own.value;
