@@ -54,10 +54,10 @@ async function tabStops(page, count) {
     stops.push(await page.evaluate(() => {
       const el = document.activeElement;
       const box = el.getBoundingClientRect();
-      const row = (el.closest('label') ?? el).getBoundingClientRect();  // a grid row's cells share its top
+      const row = (el.closest('label') ?? el).getBoundingClientRect();  // a grid row's cells share its bottom
       return { name: el.id || el.getAttribute('aria-label') || el.textContent.trim().slice(0, 30),
         visible: box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden',
-        y: row.top + window.scrollY, x: box.left };
+        y: row.bottom + window.scrollY, x: box.left };
     }));
   }
   return stops;
