@@ -47,11 +47,9 @@ std::vector<std::pair<std::string, json>> config_fields(const PlanInput& in) {
 
 }  // namespace
 
-std::optional<Error> override_without_effect(const PlanInput& input) {
+std::optional<Error> override_without_effect(const PlanInput& input, const PlanReport& planned) {
   if (input.overrides.empty()) return std::nullopt;
-  const Result<PlanReport> with_all = plan(input);
-  if (!with_all.ok) return std::nullopt;  // the plan's own error says more
-  const std::string all = figures(with_all.value);
+  const std::string all = figures(planned);
   for (size_t i = 0; i < input.overrides.size(); ++i) {
     PlanInput without = input;
     without.overrides.erase(without.overrides.begin() + static_cast<std::ptrdiff_t>(i));

@@ -332,24 +332,30 @@ std::string request_to_json(const Request& request) {
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-std::optional<Error> ineffective_override(const Request& r) {
+std::optional<Error> ineffective_override(const Request& r, const PlanReport* planned) {
   if (r.command != Command::kPlan && r.command != Command::kSweep) return std::nullopt;
-  return override_without_effect(r.input);
+  if (r.input.overrides.empty()) return std::nullopt;
+  if (planned != nullptr) return override_without_effect(r.input, *planned);
+  const Result<PlanReport> p = plan(r.input);
+  return p.ok ? override_without_effect(r.input, p.value) : std::nullopt;  // else its own error
 }
 
 Answer answer(const Request& r) {
-  if (const std::optional<Error> unused = ineffective_override(r)) return failure(*unused);
   switch (r.command) {
     case Command::kEstimate:
       return report(estimate(r.input.model),
                     [](const EstimateReport& e) { return report_to_json(e); });
     case Command::kPlan: {
       const Result<PlanReport> p = plan(r.input);
+      if (p.ok) {
+        if (const std::optional<Error> unused = ineffective_override(r, &p.value)) return failure(*unused);
+      }
       Answer a = report(p, [](const PlanReport& q) { return plan_to_json(q); });
       a.target_missed = p.ok && r.input.require_concurrency != 0 && !p.value.target.met;
       return a;
     }
     case Command::kSweep:
+      if (const std::optional<Error> unused = ineffective_override(r)) return failure(*unused);
       return report(sweep(r.input, r.sweep), [](const Sweeps& s) { return sweeps_to_json(s); });
     case Command::kModels:
       return Answer{0, model_catalog_to_json(), {}};

@@ -30,17 +30,21 @@ int print_text(const Result<T>& result, const Request& request, Print print, std
 }
 
 int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
-  if (const std::optional<Error> unused = ineffective_override(r))
-    return fail(out, err, false, error_for_command_line(*unused, r));
   switch (r.command) {
     case Command::kEstimate:
       return print_text(estimate(r.input.model), r, print_report, out, err);
     case Command::kPlan: {
       const Result<PlanReport> p = plan(r.input);
+      if (p.ok) {
+        if (const std::optional<Error> unused = ineffective_override(r, &p.value))
+          return fail(out, err, false, error_for_command_line(*unused, r));
+      }
       const int status = print_text(p, r, print_plan, out, err);
       return status == 0 && r.input.require_concurrency != 0 && !p.value.target.met ? 1 : status;
     }
     case Command::kSweep:
+      if (const std::optional<Error> unused = ineffective_override(r))
+        return fail(out, err, false, error_for_command_line(*unused, r));
       return print_text(sweep(r.input, r.sweep), r, print_sweeps, out, err);
     case Command::kExplain:
       return print_text(explain(r.log_text, r.input), r, print_explain, out, err);

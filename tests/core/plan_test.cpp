@@ -193,7 +193,7 @@ TEST(Plan, OverridesThatChangeNothingAreNamed) {
   in.gpu_id = "h100-sxm-80gb";
   const auto message = [&](std::vector<std::pair<std::string, std::string>> set) {
     in.overrides = std::move(set);
-    const std::optional<Error> e = override_without_effect(in);
+    const std::optional<Error> e = override_without_effect(in, plan_ok(in));
     if (e) EXPECT_EQ(e->field, "set");
     return e ? e->message : std::string();
   };

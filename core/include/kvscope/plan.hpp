@@ -266,9 +266,9 @@ struct PlanReport {
 
 Result<PlanReport> plan(const PlanInput& input);
 
-// The first of `input.overrides` whose removal leaves the plan's figures as they are (a field
-// kvscope does not read, a typo, or the config's own value), as an error on `set`; nullopt when
-// each changes something or the plan itself fails.
-std::optional<Error> override_without_effect(const PlanInput& input);
+// The first of `input.overrides` whose removal leaves the figures of `planned` (plan(input)) as
+// they are (a field kvscope does not read, a typo, or the config's own value), as an error on
+// `set`; nullopt when each changes something.
+std::optional<Error> override_without_effect(const PlanInput& input, const PlanReport& planned);
 
 }  // namespace kvscope

@@ -51,8 +51,10 @@ struct Answer {
                                // a solve that no option meets
 };
 
-// A plan or sweep whose `set` has an override that changes nothing (override_without_effect).
-std::optional<Error> ineffective_override(const Request& request);
+// A plan or sweep whose `set` has an override that changes nothing (override_without_effect);
+// `planned`: the request's plan when the caller has made it, else it is made here.
+std::optional<Error> ineffective_override(const Request& request,
+                                          const PlanReport* planned = nullptr);
 
 Answer answer(const Request& request);
 Answer answer_json(Command command, std::string_view request_json);
