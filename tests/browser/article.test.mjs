@@ -175,8 +175,8 @@ test('"Open in kvscope": each widget opens the explorer on its scenario, a compa
   assert.equal(widgets.length, 7);
   for (const w of widgets) {
     assert.ok(w.href.startsWith(`${server.base}/index.html#`), `${w.id}: ${w.href}`);
-    const { state, errors } = parseHash(new URL(w.href).hash);
-    assert.deepEqual(errors, [], w.id);
+    const { state, refused } = parseHash(new URL(w.href).hash);
+    assert.deepEqual(refused, [], w.id);
     // Every scenario attribute of the widget is in the link.
     for (const [name, value] of Object.entries(w.attributes)) {
       const field = name.replace(/-/g, '_');

@@ -138,8 +138,8 @@ export class KvCacheExplorer extends HTMLElement {
     if (!hashes.length) throw new KvscopeError('missing_field', 'compare', 'compare: give scenarios as permalink fields separated by |, e.g. "kv_dtype=fp16 | kv_dtype=fp8"');
     if (hashes.length > MOST_PINS) throw new KvscopeError('invalid_value', 'compare', `compare: ${MOST_PINS} scenarios at most (the explorer's pins), got ${hashes.length}`);
     return hashes.map((hash, i) => {
-      const { state: changes, errors } = parseHash(hash);
-      if (errors.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${errors[0]}`);
+      const { state: changes, refused } = parseHash(hash);
+      if (refused.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${refused[0].message}`);
       const scenario = { ...state };
       for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
       return { hash, label: labels[i] || `scenario ${i + 1}`, scenario };

@@ -114,7 +114,6 @@ function render() {
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
   showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); $('verdict').focus(); } }));
-  announce($('verdict-headline')?.textContent ?? '');
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
@@ -135,15 +134,19 @@ function render() {
   renderPrices();
   renderPins();
   renderCalibration();
-  markScrollingRegions();
+  markScrollingRegions();  // last: the one layout its widths need is the one the paint needs
+  announceWhenResting();
 }
 
-// The verdict's headline, spoken by the page's one live region once the controls rest (a slider
-// fires on every frame; the verdict element itself is replaced on each change).
+// The page's one live region speaks the verdict's headline once the controls rest (a slider fires
+// on every frame; the verdict element itself is replaced on each change).
 let announceTimer = 0;
-function announce(text) {
+function announceWhenResting() {
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { if ($('verdict-live').textContent !== text) $('verdict-live').textContent = text; }, 600);
+  announceTimer = setTimeout(() => {
+    const text = $('verdict-headline')?.textContent ?? '';
+    if ($('verdict-live').textContent !== text) $('verdict-live').textContent = text;
+  }, 600);
 }
 
 // Measured records of the chosen GPU (none for a custom card) and the calibrated estimate.
@@ -204,6 +207,7 @@ async function main() {
   wireExplain();
   window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
   window.addEventListener('resize', markScrollingRegions);
+  document.addEventListener('toggle', markScrollingRegions, true);  // a section opened shows its tables
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
   writeControls();
   try {

@@ -72,9 +72,7 @@ export function writeControls() {
   // Only what differs is written: setting an input's value invalidates its layout.
   const set = (el, value) => { if (el.value !== value) el.value = value; };
   writeEngineVersions();
-  for (const [id, field] of BOUND) set($(id), String(page.state[field]));
-  // GPUs 0 means what one replica needs: shown empty, with that count as the placeholder.
-  set($('gpus'), page.state.gpus > 0 ? String(page.state.gpus) : '');
+  for (const [id, field] of BOUND) set($(id), shown(field));
   $('gpus').placeholder = `auto: ${page.state.tp * page.state.pp}`;
   set($('model'), page.state.config ? '' : page.state.model);
   $(page.state.units === 'GB' ? 'units-gb' : 'units-gib').checked = true;
@@ -95,6 +93,9 @@ export function writeControls() {
     ? `Weights: the index's total_size, ${commas(page.state.checkpoint_bytes)} bytes.` : '';
   document.documentElement.dataset.theme = page.state.theme;
 }
+
+// A field's text in its control; GPUs 0 (what one replica needs) shows empty, its placeholder says how many.
+const shown = (field) => (field === 'gpus' && page.state.gpus === 0 ? '' : String(page.state[field]));
 
 // The engine's version lines (the current first, as ''), with what the chosen one changes.
 function writeEngineVersions() {

@@ -43,6 +43,7 @@ export function showInputError(message, controlId) {
 
 /** Clears the last change's error (the answers are current again); permalink notes stay. */
 export function clearInputError() {
+  if ($('input-error').hidden) return;  // every answer calls this: nothing to do unless an error shows
   $('input-error').hidden = true;
   delete document.body.dataset.error;
   delete document.body.dataset.stale;

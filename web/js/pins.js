@@ -18,8 +18,8 @@ export function renderPins() {
   const hashes = pinsFromState();
   showChanged($('compare-panel'), [hashes, page.state.units], () => {
     const pinned = hashes.map((hash) => {
-      const { state: s, errors } = parseHash(hash);
-      if (errors.length) return { hash, error: errors[0] };
+      const { state: s, refused } = parseHash(hash);
+      if (refused.length) return { hash, error: refused[0].message };
       try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) { return { hash, error: e.message }; }
     });
     return compareView(pinned, makeFormat(page.state.units), {

@@ -163,9 +163,9 @@ export function quote(s) {
 
 /**
  * The state a permalink hash describes; fields that fail their check keep the default and are
- * listed in `errors` (messages) and `refused` (by field; the page notes each beside its control).
+ * listed in `refused`, each with its message (the page notes each beside its control).
  * @param {string} hash location.hash, with or without '#'
- * @returns {{state: Record<string, any>, errors: string[], refused: {field: string, message: string}[]}}
+ * @returns {{state: Record<string, any>, refused: {field: string, message: string}[]}}
  */
 export function parseHash(hash) {
   const state = { ...DEFAULTS };
@@ -176,7 +176,7 @@ export function parseHash(hash) {
     if (checked.ok) state[key] = checked.value;
     else refused.push({ field: key, message: `URL ${checked.message}` });
   }
-  return { state, errors: refused.map((r) => r.message), refused };
+  return { state, refused };
 }
 
 /** The permalink hash of a state: only fields that differ from the defaults, in a fixed order. */

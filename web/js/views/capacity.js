@@ -75,6 +75,7 @@ export function capacityView(r, fmt) {
 }
 
 const GROUP_KINDS = { full: 'full-attention', sliding_window: 'sliding-window', chunked: 'chunked-attention', mamba: 'Mamba-state' };
+const kindOf = (t) => GROUP_KINDS[t.attention] ?? t.attention;
 
 /**
  * vLLM's hybrid allocator in plain words: the groups, what each holds for one request, and why
@@ -85,7 +86,7 @@ function hybridView(r, fmt) {
   const g = r.kv_cache_groups;
   if (!g) return null;
   const len = commas(r.max_model_len);
-  const kinds = g.types.map((t) => `${commas(t.groups)} ${GROUP_KINDS[t.attention] ?? t.attention} group${t.groups === 1 ? '' : 's'}` +
+  const kinds = g.types.map((t) => `${commas(t.groups)} ${kindOf(t)} group${t.groups === 1 ? '' : 's'}` +
     (t.window_tokens ? ` (${t.attention === 'chunked' ? 'chunks' : 'window'} of ${commas(t.window_tokens)} tokens)` : ''));
   const holds = (t) => (t.attention === 'mamba' ? `${commas(t.blocks_per_request)} block${t.blocks_per_request === 1 ? '' : 's'} (the request's state, whatever its length)`
     : t.window_tokens ? `${commas(t.blocks_per_request)} blocks (the ${t.attention === 'chunked' ? 'chunk' : 'window'} and the ${commas(r.max_num_batched_tokens)} tokens one step may add, not the whole request)`
@@ -95,14 +96,14 @@ function hybridView(r, fmt) {
   return h('div', { id: 'hybrid-accounting', 'data-blocks-per-request': g.blocks_per_request },
     h('h3', {}, 'How vLLM counts this hybrid model'),
     h('p', {}, `vLLM keeps the layers in ${commas(groups)} groups of ${commas(g.group_size_layers)} layers: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(r.block_size_tokens)} tokens of one group's ${commas(g.group_size_layers)} layers (${fmt.size(g.page_bytes * g.group_size_layers)}).`),
-    h('ul', {}, g.types.map((t) => h('li', {}, `Each ${GROUP_KINDS[t.attention] ?? t.attention} group takes ${holds(t)} for a request of ${len} tokens.`))),
+    h('ul', {}, g.types.map((t) => h('li', {}, `Each ${kindOf(t)} group takes ${holds(t)} for a request of ${len} tokens.`))),
     h('p', {}, `One request takes ${commas(g.blocks_per_request)} blocks in all, so ${commas(r.num_blocks)} ÷ ${commas(g.blocks_per_request)} = `,
       h('strong', {}, `${ratio(r.max_concurrency)} requests`), ` of ${len} tokens fit, and one sequence can grow to ${r.max_context === null ? 'any length' : `${commas(r.max_context)} tokens`}.`),
     r.kv_bytes_needed_for_max_model_len > r.kv_bytes_per_sequence ? h('p', { id: 'hybrid-reserved' },
       `vLLM sets aside ${fmt.bytes(r.kv_bytes_needed_for_max_model_len)} per request, not the ${fmt.bytes(r.kv_bytes_per_sequence)} its layers keep (KV bytes per token, above): whole blocks of every layer slot of a group, padding included` +
       `${g.types.some((t) => t.window_tokens) ? ', and in each windowed group the tokens of one step beside the window' : ''}.`) : null,
     h('p', { id: 'hybrid-printed' }, `vLLM's log prints "GPU KV cache size: ${commas(r.kv_pool_tokens)} tokens": ${commas(r.num_blocks)} blocks ÷ ${commas(groups)} groups × ${commas(r.block_size_tokens)}, as if every token took a block in every group. For this model that understates the capacity; the figures above are what fits.`),
-    padding.length ? h('p', {}, `vLLM pads the last ${padding.map((t) => GROUP_KINDS[t.attention] ?? t.attention).join(' and ')} group with ${padding.map((t) => commas(t.padding_layers)).join(' and ')} empty layer slot${padding.length === 1 && padding[0].padding_layers === 1 ? '' : 's'}: memory it allocates and never uses.`) : null);
+    padding.length ? h('p', {}, `vLLM pads the last ${padding.map(kindOf).join(' and ')} group with ${padding.map((t) => commas(t.padding_layers)).join(' and ')} empty layer slot${padding.length === 1 && padding[0].padding_layers === 1 ? '' : 's'}: memory it allocates and never uses.`) : null);
 }
 
 /** @param {import('../kvscope').PlanReport} r */
