@@ -6,7 +6,7 @@
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, toHash, useEngines, whyCacheRequest } from '../js/state.js';
+import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, scenarioHash, toHash, useEngines, whyCacheRequest } from '../js/state.js';
 import { solveRequest } from '../js/solve-request.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
@@ -188,9 +188,7 @@ export class KvCacheExplorer extends HTMLElement {
     // The theme is the host's styling of the widget, not part of the scenario: the page keeps the reader's.
     const page = { ...state, theme: DEFAULTS.theme, solve: view === 'solve' ? 1 : state.solve };
     if (view === 'compare') {
-      // Pinned as the page pins: without units and theme, which are the page's, not the scenario's.
-      page.pins = JSON.stringify(this.scenarios(state).map(({ scenario }) =>
-        toHash({ ...scenario, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme })));
+      page.pins = JSON.stringify(this.scenarios(state).map(({ scenario }) => scenarioHash(scenario)));  // as the page pins
     }
     return `${pageUrl.href}#${toHash(page)}`;
   }

@@ -20,11 +20,13 @@ export function useConfig(text, name) {
   return true;
 }
 
+// A Hugging Face repository id: org/name.
+const HF_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;
+
 /** Fetches a repository's config.json (and its index) while the button says so and waits. */
 export async function loadFromHuggingFace() {
   const id = $('hf-id').value.trim();
-  const checked = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/.test(id);
-  if (!checked) { showInputError(`Hugging Face id: expected org/name, got ${quote(id)}`, 'hf-id'); return; }
+  if (!HF_ID.test(id)) { showInputError(`Hugging Face id: expected org/name, got ${quote(id)}`, 'hf-id'); return; }
   const button = /** @type {HTMLButtonElement} */ ($('hf-load'));
   const shown = $('model-source').textContent;
   button.disabled = true;
@@ -88,8 +90,7 @@ export function pastedName(text) {
   let c = null;
   try { c = JSON.parse(text); } catch { /* Python's Infinity or a typo: the core reports it */ }
   if (!c || typeof c !== 'object') return 'pasted config.json';
-  const repo = typeof c._name_or_path === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(c._name_or_path);
-  if (repo) return c._name_or_path;
+  if (typeof c._name_or_path === 'string' && HF_ID.test(c._name_or_path)) return c._name_or_path;
   const kind = (Array.isArray(c.architectures) && typeof c.architectures[0] === 'string' && c.architectures[0]) ||
     (typeof c.model_type === 'string' && c.model_type);
   return kind ? `pasted config.json (${String(kind).slice(0, 60)})` : 'pasted config.json';

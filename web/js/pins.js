@@ -2,7 +2,7 @@
 // replaces another: a fifth, or one already pinned, is refused with a line that says why.
 import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
-import { DEFAULTS, MOST_PINS, parseHash, planRequest, toHash } from './state.js';
+import { DEFAULTS, MOST_PINS, parseHash, planRequest, scenarioHash } from './state.js';
 import { compareView } from './views/compare.js';
 import { $, page, update } from './page.js';
 
@@ -50,7 +50,6 @@ function addPins(wanted, what) {
   setPins([...pins, ...fresh], fresh.length < wanted.length ? `${wanted.length - fresh.length} of them already pinned.` : '');
 }
 
-function scenarioHash(s) { return toHash({ ...s, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme }); }
 
 /** Listens to the pin, examples and clear buttons. */
 export function wirePins() {

@@ -188,6 +188,11 @@ export function toHash(state) {
   return params.toString();
 }
 
+/** A pinned scenario's hash: the state without the pins, units and theme (the page's, not its). */
+export function scenarioHash(s) {
+  return toHash({ ...s, pins: '', units: DEFAULTS.units, theme: DEFAULTS.theme });
+}
+
 /** The request's model source: a catalogue id or an in-memory config.json. */
 export function modelSource(s) {
   return s.config ? { config: { name: s.config_name || 'config.json', text: s.config } } : { model: s.model };
