@@ -1,11 +1,13 @@
-// Read-only bandwidth: a streaming sum over one large buffer, and the paged KV caches read in
-// block-table order.
+// Read-only bandwidth: two streaming kernels over one large buffer, and the paged KV caches read
+// in block-table order.
 #include "bandwidth.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -17,64 +19,123 @@ namespace {
 // The best rate of `runs` runs, each timing read(t) on threads t = 0..threads-1 after
 // before_run(); every read returns a sum, kept observable so that the reads cannot be dropped.
 template <class BeforeRun, class Read>
-BandwidthMeasurement best_of_runs(uint32_t threads, uint32_t runs, uint64_t bytes,
-                                  BeforeRun&& before_run, Read&& read) {
+void time_run(uint32_t threads, uint64_t bytes, BeforeRun&& before_run, Read&& read,
+              BandwidthMeasurement& into) {
   std::vector<double> sums(threads);
-  double best = 0;
-  for (uint32_t r = 0; r < runs; ++r) {
-    before_run();
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (uint32_t t = 0; t < threads; ++t) pool.emplace_back([&, t] { sums[t] = read(t); });
-    for (auto& th : pool) th.join();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    best = std::max(best, static_cast<double>(bytes) / seconds);
-  }
+  before_run();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (uint32_t t = 0; t < threads; ++t) pool.emplace_back([&, t] { sums[t] = read(t); });
+  for (auto& th : pool) th.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   volatile double sink = 0;
   for (double s : sums) sink = sink + s;
-  return {best, bytes, threads, runs};
+  into.runs_per_s.push_back(static_cast<double>(bytes) / seconds);
+  into.bytes_per_s = std::max(into.bytes_per_s, into.runs_per_s.back());
+  into.buffer_bytes = bytes;
+  into.threads = threads;
 }
 
-// Adds [p, p + bytes) into four 8-byte lanes, 32 bytes at a time (one vector load), any tail
-// byte by byte: reading, not adding, is what it measures.
-void sum_into(const uint8_t* p, uint64_t bytes, uint64_t (&lane)[4]) {
-  uint64_t i = 0, w[4];
-  for (; i + 32 <= bytes; i += 32) {
-    std::memcpy(w, p + i, 32);
-    for (int j = 0; j < 4; ++j) lane[j] += w[j];
+template <class BeforeRun, class Read>
+BandwidthMeasurement best_of_runs(uint32_t threads, uint32_t runs, uint64_t bytes,
+                                  BeforeRun&& before_run, Read&& read) {
+  BandwidthMeasurement m;
+  for (uint32_t r = 0; r < runs; ++r) time_run(threads, bytes, before_run, read, m);
+  return m;
+}
+
+// The fp32 buffer read as 64-bit words (may_alias: the same bytes, two views).
+using Word = uint64_t __attribute__((may_alias));
+
+// XOR of the 64-bit words of [p, p + words) (a multiple of 16), a 128-byte block per iteration:
+// one-cycle XORs, vectorised at any target, so the loop never limits the read.
+uint64_t xor_words(const Word* p, uint64_t words) {
+  uint64_t x[16] = {};
+  for (uint64_t i = 0; i < words; i += 16)
+    for (int j = 0; j < 16; ++j) x[j] ^= p[i + j];
+  uint64_t out = 0;
+  for (uint64_t w : x) out ^= w;
+  return out;
+}
+
+// fp32 sum of [p, p + count) in 32 independent sums (count a multiple of 32): enough adds in
+// flight to cover their latency at any vector width.
+float sum_floats(const float* p, uint64_t count) {
+  float acc[32] = {};
+  for (uint64_t i = 0; i < count; i += 32)
+    for (int j = 0; j < 32; ++j) acc[j] += p[i + j];
+  float s = 0;
+  for (float a : acc) s += a;
+  return s;
+}
+
+// The buffer's page size as the kernel backs it: AnonHugePages of its mappings in smaps.
+std::string page_description(const void* data, uint64_t bytes) {
+  const auto begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  std::ifstream smaps("/proc/self/smaps");
+  uint64_t huge_kib = 0;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo < end && hi > begin;
+    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      huge_kib += std::stoull(line.substr(14));
+    }
   }
-  for (; i < bytes; ++i) lane[0] += p[i];
+  if (!smaps.is_open()) return "unknown (no /proc/self/smaps)";
+  const double share = 100.0 * static_cast<double>(huge_kib) * 1024.0 / static_cast<double>(bytes);
+  std::ostringstream out;
+  out.precision(3);
+  out << "2 MiB transparent huge pages for " << std::min(share, 100.0) << "% of the buffer, 4 KiB "
+      << "pages for the rest";
+  return out.str();
 }
 
 }  // namespace
 
-BandwidthMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes,
-                                            uint32_t runs) {
+double BandwidthMeasurement::median() const {
+  std::vector<double> s = runs_per_s;
+  std::sort(s.begin(), s.end());
+  return s.empty() ? 0 : s[s.size() / 2];
+}
+
+double BandwidthMeasurement::worst() const {
+  return runs_per_s.empty() ? 0 : *std::min_element(runs_per_s.begin(), runs_per_s.end());
+}
+
+StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs) {
   threads = std::max(1u, threads);
-  const uint64_t n = buffer_bytes / sizeof(float);
-  HugePageVector<float> buffer(n);  // the same pages as the KV pools: a like-for-like ceiling
-  // First touch by the threads that will read (NUMA placement), with values that cannot be folded.
+  const uint64_t floats = buffer_bytes / 128 * 32;  // whole 128-byte blocks
+  HugePageVector<float> buffer(floats);  // the same pages as the KV pools: a like-for-like ceiling
+  const uint64_t bytes = floats * sizeof(float);
+  auto part = [&](uint32_t t) { return floats / 32 * t / threads * 32; };  // whole blocks per thread
+  // First touch by the threads that will read (NUMA placement), with values that cannot be folded
+  // (and no subnormals, which would slow the fp32 sums down).
   {
     std::vector<std::thread> pool;
     for (uint32_t t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        for (uint64_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
-          buffer[i] = static_cast<float>(i & 1023);
+        for (uint64_t i = part(t); i < part(t + 1); ++i) buffer[i] = static_cast<float>(1 + (i & 1023));
       });
     }
     for (auto& th : pool) th.join();
   }
-  return best_of_runs(
-      threads, runs, n * sizeof(float), [] {},
-      [&](uint32_t t) {
-        const float* p = buffer.data() + n * t / threads;
-        const uint64_t count = n * (t + 1) / threads - n * t / threads;
-        float s = 0;
-#pragma omp simd reduction(+ : s)
-        for (uint64_t i = 0; i < count; ++i) s += p[i];
-        return static_cast<double>(s);
-      });
+  StreamMeasurement m;
+  m.pages = page_description(buffer.data(), bytes);
+  for (uint32_t r = 0; r < runs; ++r) {
+    time_run(threads, bytes, [] {}, [&](uint32_t t) {
+      const auto* words = reinterpret_cast<const Word*>(buffer.data() + part(t));
+      return static_cast<double>(xor_words(words, (part(t + 1) - part(t)) / 2));
+    }, m.stream);
+    time_run(threads, bytes, [] {}, [&](uint32_t t) {
+      return static_cast<double>(sum_floats(buffer.data() + part(t), part(t + 1) - part(t)));
+    }, m.check);
+  }
+  return m;
 }
 
 BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& caches,
@@ -94,36 +155,42 @@ BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& ca
       bytes += 2 * kv.lengths[b] * row * kv.shape.kv_heads;
     }
   }
-  // One (sequence, head): a line of K and of V at a time, each with a prefetch into L2 of the same
-  // line two pages on (the kernel's distance: a tile of 32 tokens).
-  auto read_unit = [](const Unit& u, uint64_t(&lane)[4]) {
+  // One (sequence, head): its K and V runs a page at a time, 128 bytes of each per step with a
+  // prefetch into L2 of the same two lines two pages on (the kernel's distance: a tile of 32
+  // tokens of 16-token pages), XORed as the stream is (the loop never limits the read).
+  auto read_unit = [](const Unit& u) {
     const PagedKv& kv = *u.kv;
     const uint64_t page = kv.shape.page_size, pages = kv.pages[u.seq].size();
     const uint64_t row = kv.page_bytes() / page;
+    uint64_t x = 0;
     for (uint64_t p = 0; p < pages; ++p) {
       const uint64_t used = std::min<uint64_t>(page, kv.lengths[u.seq] - p * page) * row;
       const uint8_t* k = kv.k_row(u.seq, p * page, u.head);
       const uint8_t* v = kv.v_row(u.seq, p * page, u.head);
       const uint8_t* k_ahead = p + 2 < pages ? kv.k_row(u.seq, (p + 2) * page, u.head) : nullptr;
       const uint8_t* v_ahead = p + 2 < pages ? kv.v_row(u.seq, (p + 2) * page, u.head) : nullptr;
-      for (uint64_t o = 0; o < used; o += 64) {
+      const uint64_t blocks = used / 128 * 128;
+      for (uint64_t o = 0; o < blocks; o += 128) {
         if (k_ahead != nullptr) {
-          __builtin_prefetch(k_ahead + o, 0, 2);
-          __builtin_prefetch(v_ahead + o, 0, 2);
+          for (uint64_t line = o; line < o + 128; line += 64) {
+            __builtin_prefetch(k_ahead + line, 0, 2);
+            __builtin_prefetch(v_ahead + line, 0, 2);
+          }
         }
-        const uint64_t n = std::min<uint64_t>(64, used - o);
-        sum_into(k + o, n, lane);
-        sum_into(v + o, n, lane);
+        x ^= xor_words(reinterpret_cast<const Word*>(k + o), 16);
+        x ^= xor_words(reinterpret_cast<const Word*>(v + o), 16);
       }
+      for (uint64_t o = blocks; o < used; ++o) x ^= uint64_t{k[o]} ^ (uint64_t{v[o]} << 8);
     }
+    return x;
   };
   std::atomic<uint64_t> next{0};
   return best_of_runs(
       threads, runs, bytes, [&] { next = 0; },
       [&](uint32_t) {
-        uint64_t lane[4] = {0, 0, 0, 0};
-        for (uint64_t i = next++; i < units.size(); i = next++) read_unit(units[i], lane);
-        return static_cast<double>(lane[0] + lane[1] + lane[2] + lane[3]);
+        uint64_t x = 0;
+        for (uint64_t i = next++; i < units.size(); i = next++) x ^= read_unit(units[i]);
+        return static_cast<double>(x);
       });
 }
 

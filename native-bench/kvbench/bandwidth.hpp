@@ -1,9 +1,11 @@
 // The machine's memory read bandwidth, measured the way decode attention uses memory: a
-// read-only streaming sum over a buffer far larger than the last-level cache, on the same
-// threads as the kernel (shared/docs/research/kernels.md §5.4).
+// read-only streaming read over a buffer far larger than the last-level cache, on the same
+// threads as the kernel (shared/docs/research/kernels.md §5.4), cross-checked in the same minute
+// by a second, independent read kernel; and the paged KV caches read with nothing computed.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "paged_kv.hpp"
@@ -11,13 +13,23 @@
 namespace kvbench {
 
 struct BandwidthMeasurement {
-  double bytes_per_s = 0;  // best of the runs, as STREAM reports
+  double bytes_per_s = 0;            // best of the runs, as STREAM reports
+  std::vector<double> runs_per_s;    // every run, in order: the spread
   uint64_t buffer_bytes = 0;
   uint32_t threads = 0;
-  uint32_t runs = 0;
+  double median() const;
+  double worst() const;
 };
 
-BandwidthMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs);
+// Two read kernels over the same buffer, their runs interleaved so both see the same machine:
+// `stream` XORs 64-bit words (one-cycle latency: no arithmetic can be the limit, whatever the
+// compiler targets), `check` adds fp32 values into 32 independent sums. Their best runs agree
+// within a few percent when the memory system, not the code, is what they measure.
+struct StreamMeasurement {
+  BandwidthMeasurement stream, check;
+  std::string pages;  // the buffer's pages: "2 MiB transparent huge pages (N% of the buffer)" ...
+};
+StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs);
 
 // The same threads reading the paged caches themselves, nothing computed: each (sequence, KV
 // head)'s K and V runs page by page in block-table order, the next pages prefetched. The most any

@@ -13,12 +13,14 @@ namespace kvbench {
 const char* const kUsage =
     "usage: kvbench attention (--model ID | --config FILE) [--kv-dtype T] [--batch N]\n"
     "                         [--context N | --lengths DIST] [--page-size N] [--layers 1|all]\n"
-    "                         [--device cpu|cuda] [--threads N] [--out FILE] [--json]\n"
+    "                         [--device cpu|cuda] [--threads N] [--cpu-kernel PATH]\n"
+    "                         [--out FILE] [--json]\n"
     "  Decode attention over a paged KV cache of the model's attention layers: checked against\n"
     "  an fp64 reference, timed, and set beside the machine's measured read bandwidth and the\n"
     "  core's estimate. Prints a summary (the kvscope.measured/1 JSON with --json); --out FILE\n"
     "  writes the JSON. T: fp32 fp16 bf16 fp8 int8 (default: the model's dtype). DIST: 4096,\n"
-    "  uniform:512-8192 or lognormal:mean=2000,p99=16000. Units: decimal GB.\n";
+    "  uniform:512-8192 or lognormal:mean=2000,p99=16000. PATH: portable avx2 avx512\n"
+    "  avx512-bf16 (default: the widest this CPU runs for T). Units: decimal GB.\n";
 
 namespace {
 
@@ -43,7 +45,8 @@ std::optional<Usage> read_flags(const std::vector<std::string>& args, BenchArgs&
                                 std::map<std::string, std::string>& flags) {
   static const char* const kValueFlags[] = {"--model",   "--config",  "--kv-dtype",  "--batch",
                                             "--context", "--lengths", "--page-size", "--layers",
-                                            "--device",  "--threads", "--out",       "--seed"};
+                                            "--device",  "--threads", "--out",       "--seed",
+                                            "--cpu-kernel"};
   for (size_t i = 1; i < args.size(); ++i) {
     std::string a = args[i], value;
     if (a == "--json") {
@@ -118,6 +121,13 @@ std::optional<Usage> parse_bench_args(const std::vector<std::string>& args, Benc
   if (layers != "1" && layers != "all") return Usage{"--layers", "expected 1 or all"};
   out.all_layers = layers == "all";
   if (flags.count("--out")) out.out_path = flags["--out"];
+  if (flags.count("--cpu-kernel")) {
+    out.cpu_kernel = parse_cpu_kernel(flags["--cpu-kernel"]);
+    if (!out.cpu_kernel)
+      return Usage{"--cpu-kernel", "expected portable, avx2, avx512 or avx512-bf16, got " +
+                                       kvscope::quote_user_text(flags["--cpu-kernel"])};
+    if (out.device != "cpu") return Usage{"--cpu-kernel", "applies to --device cpu only"};
+  }
   return std::nullopt;
 }
 

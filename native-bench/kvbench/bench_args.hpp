@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu_kernels.hpp"
+
 namespace kvbench {
 
 extern const char* const kUsage;
@@ -22,6 +24,7 @@ struct BenchArgs {
   uint64_t context = 4096;
   std::string lengths;  // a length distribution; empty = every sequence `context` tokens
   std::string device = "cpu";
+  std::optional<CpuKernel> cpu_kernel;  // --cpu-kernel; none = the widest this CPU runs
   bool all_layers = false;  // --layers all
   std::string out_path;     // --out FILE; empty = none
   bool json = false;

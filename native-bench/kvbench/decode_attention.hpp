@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "cpu_kernels.hpp"
 #include "paged_kv.hpp"
 
 namespace kvbench {
@@ -16,11 +18,13 @@ std::vector<double> decode_attention_reference(const PagedKv& kv);
 struct CpuPlan {
   uint32_t threads = 1;
   uint64_t chunk_tokens = 0;  // split each sequence into chunks of this many tokens; 0 = auto
+  std::optional<CpuKernel> kernel;  // the code path; none = the widest this CPU runs
 };
 
 // The fast kernel. Work units are (sequence, KV head, chunk of tokens): each unit reads its K and
 // V rows once and serves all q_heads / kv_heads query heads of the group from them; chunks of a
 // sequence are merged by their log-sum-exp. `out` must hold batch x q_heads x head_dim floats.
+// Throws std::invalid_argument for a path this CPU cannot run (supported_cpu_kernels).
 void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out);
 
 // The plan the kernel uses when chunk_tokens is 0: enough units to keep every thread busy.

@@ -47,23 +47,6 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-std::string cpu_isa() {
-  std::string isa = "x86-64";
-#if defined(__AVX512F__)
-  isa += " avx512f";
-#endif
-#if defined(__AVX2__)
-  isa += " avx2";
-#endif
-#if defined(__FMA__)
-  isa += " fma";
-#endif
-#if defined(__F16C__)
-  isa += " f16c";
-#endif
-  return isa + " (compiled for)";
-}
-
 struct Timing {
   std::vector<double> samples;
   uint32_t warmup = 0;
@@ -134,37 +117,68 @@ Correctness check_outputs(const std::vector<PagedKv>& caches,
 // read with no arithmetic), and the device's description.
 struct Machine {
   double bandwidth = 0;
-  ordered_json bandwidth_json, paged_read_json, device_json;
+  ordered_json bandwidth_json, paged_read_json, device_json, kernel_json;
 };
 
+// A --cpu-kernel this CPU cannot run for the KV type, named with the paths it can.
+std::optional<Usage> unsupported_kernel(CpuKernel kernel, KvType type) {
+  const std::vector<CpuKernel> paths = supported_cpu_kernels(type);
+  if (std::find(paths.begin(), paths.end(), kernel) != paths.end()) return std::nullopt;
+  std::string names;
+  for (CpuKernel k : paths) names += std::string(names.empty() ? "" : ", ") + cpu_kernel_name(k);
+  return Usage{"--cpu-kernel", std::string("this CPU cannot run the ") + cpu_kernel_name(kernel) +
+                                   " path for " + kv_type_name(type) + " KV (it runs: " + names +
+                                   ")"};
+}
+
+// Best, median and worst of a bandwidth's runs, bytes per second.
+ordered_json spread_json(const BandwidthMeasurement& b) {
+  return {{"best", b.bytes_per_s}, {"median", b.median()}, {"worst", b.worst()}};
+}
+
 Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64_t bytes,
-                    double median) {
+                    double median, CpuKernel kernel) {
   Machine m;
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   const uint64_t buffer =
       std::max<uint64_t>(1ull << 30, 8ull * static_cast<uint64_t>(std::max(0L, llc)));
-  const BandwidthMeasurement bw =
-      measure_read_bandwidth(static_cast<uint32_t>(threads), buffer, 10);
-  m.bandwidth = bw.bytes_per_s;
-  m.bandwidth_json = {{"kernel", "read-only streaming sum (fp32, the kernel's threads)"},
-                      {"buffer_bytes", bw.buffer_bytes},
-                      {"runs", bw.runs},
-                      {"statistic", "best"}};
+  const StreamMeasurement bw = measure_read_bandwidth(static_cast<uint32_t>(threads), buffer, 10);
+  m.bandwidth = bw.stream.bytes_per_s;
+  m.bandwidth_json = {
+      {"kernel", "read-only stream: XOR of 64-bit words (the kernel's threads)"},
+      {"buffer_bytes", bw.stream.buffer_bytes},
+      {"threads", bw.stream.threads},
+      {"pages", bw.pages},
+      {"runs", bw.stream.runs_per_s.size()},
+      {"statistic", "best"},
+      {"spread", spread_json(bw.stream)},
+      {"cross_check",
+       {{"kernel", "fp32 sum in 32 independent accumulators, runs interleaved with the stream's"},
+        {"bytes_per_s", bw.check.bytes_per_s},
+        {"spread", spread_json(bw.check)},
+        {"stream_over_check", bw.stream.bytes_per_s / bw.check.bytes_per_s}}}};
   const BandwidthMeasurement paged =
       measure_paged_read_bandwidth(caches, static_cast<uint32_t>(threads), 10);
   m.paged_read_json = {
       {"bytes_per_s", paged.bytes_per_s},
       {"kernel", "the caches' K and V pages summed in block-table order, nothing computed"},
       {"bytes", paged.buffer_bytes},
-      {"runs", paged.runs},
+      {"runs", paged.runs_per_s.size()},
       {"statistic", "best"},
+      {"spread", spread_json(paged)},
       {"efficiency", static_cast<double>(bytes) / median / paged.bytes_per_s}};
   m.device_json = {{"kind", "cpu"},
                    {"model", cpu_model()},
-                   {"isa", cpu_isa()},
+                   {"isa", cpu_features()},
                    {"threads", threads},
                    {"hardware_threads", std::thread::hardware_concurrency()},
                    {"llc_bytes", llc > 0 ? ordered_json(llc) : ordered_json(nullptr)}};
+  const KvType type = caches.front().shape.kv_type;
+  ordered_json supported = ordered_json::array();
+  for (CpuKernel k : supported_cpu_kernels(type)) supported.push_back(cpu_kernel_name(k));
+  m.kernel_json = {{"path", cpu_kernel_name(kernel)},
+                   {"description", cpu_kernel_description(kernel, type)},
+                   {"paths_this_cpu_runs", supported}};
   return m;
 }
 
@@ -182,6 +196,7 @@ ordered_json make_record(const std::vector<std::string>& args, const BenchArgs& 
                {"date", utc_now()},
                {"command", command_line(args)}};
   j["device"] = machine.device_json;
+  if (!machine.kernel_json.is_null()) j["cpu_kernel"] = machine.kernel_json;
   ordered_json lengths_json = ordered_json::array();
   for (uint64_t len : p.lengths) lengths_json.push_back(len);
   j["problem"] = {{"model", p.report.model_id.empty() ? p.report.model_name : p.report.model_id},
@@ -256,7 +271,23 @@ std::string summary(const ordered_json& j) {
       j["estimate_s"].get<double>() * 1e3, j["measured_over_estimate"].get<double>(),
       j["correctness"]["pass"].get<bool>() ? "pass" : "FAIL",
       j["correctness"]["max_abs_error"].get<double>());
-  return line;
+  std::string text = line;
+  if (j.contains("cpu_kernel")) {
+    const ordered_json& check = j["measured_bandwidth"]["cross_check"];
+    std::snprintf(line, sizeof line,
+                  "  path        %s: %s\n"
+                  "  paged read  %.2f GB/s (the caches' pages, nothing computed) -> kernel at %.1f%%\n"
+                  "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f)\n",
+                  j["cpu_kernel"]["path"].get<std::string>().c_str(),
+                  j["cpu_kernel"]["description"].get<std::string>().c_str(),
+                  j["paged_read"]["bytes_per_s"].get<double>() / 1e9,
+                  100.0 * j["paged_read"]["efficiency"].get<double>(), bandwidth / 1e9,
+                  j["measured_bandwidth"]["spread"]["median"].get<double>() / 1e9,
+                  check["bytes_per_s"].get<double>() / 1e9,
+                  check["stream_over_check"].get<double>());
+    text += line;
+  }
+  return text;
 }
 
 int fail(std::ostream& err, const Usage& u) {
@@ -275,13 +306,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   Problem p;
   if (auto u = make_problem(a, p)) return fail(err, *u);
+  const CpuKernel kernel = a.cpu_kernel.value_or(best_cpu_kernel(p.kv_type));
+  if (auto u = unsupported_kernel(kernel, p.kv_type)) return fail(err, *u);
   std::vector<PagedKv> caches = build_caches(p, a);
   std::vector<std::vector<float>> outputs;
   for (const PagedKv& c : caches)
     outputs.emplace_back(c.lengths.size() * p.q_heads * c.shape.head_dim, std::nanf(""));
 
   // The step on the chosen device.
-  const CpuPlan plan{static_cast<uint32_t>(a.threads), 0};
+  const CpuPlan plan{static_cast<uint32_t>(a.threads), 0, kernel};
   std::function<void()> step;
 #ifdef KVBENCH_WITH_CUDA
   std::unique_ptr<CudaDecode> gpu;
@@ -315,7 +348,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   uint64_t bytes = 0;
   for (const PagedKv& c : caches) bytes += c.bytes_moved();
   Machine machine;
-  if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5));
+  if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel);
 #ifdef KVBENCH_WITH_CUDA
   else {
     machine.device_json = gpu->device_json();

@@ -252,9 +252,15 @@ PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& 
         poison(kv.pages[s].back(), lengths[s] % shape.page_size);
     }
   }
+  // Queries as a bf16 model computes them: bf16 values (held in fp32), whatever the cache's type.
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   kv.q.resize(lengths.size() * shape.q_heads * shape.head_dim);
-  for (float& x : kv.q) x = uniform(rng);
+  for (float& x : kv.q) {
+    uint32_t bits;
+    const float f = uniform(rng);
+    std::memcpy(&bits, &f, 4);
+    x = bf16_to_float(static_cast<uint16_t>(bits >> 16));  // truncated: any bf16 value will do
+  }
   return kv;
 }
 

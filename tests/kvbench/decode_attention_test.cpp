@@ -1,5 +1,6 @@
 // The CPU decode-attention kernel against the fp64 reference over dtypes, GQA group sizes, page
-// sizes, ragged lengths and chunk splits; and kvbench's kvscope.measured/1 record.
+// sizes, ragged lengths and chunk splits, on every code path this CPU runs (portable, AVX2,
+// AVX-512, AVX512_BF16); and kvbench's kvscope.measured/1 record.
 #include "decode_attention.hpp"
 
 #include <gtest/gtest.h>
@@ -33,12 +34,16 @@ TEST_P(KernelMatchesReference, WithinTolerance) {
   const Case& c = GetParam();
   const PagedKv kv =
       make_paged_kv({c.q_heads, c.kv_heads, c.head_dim, c.page_size, c.type}, c.lengths, 7);
-  std::vector<float> out(c.lengths.size() * c.q_heads * c.head_dim, std::nanf(""));  // poisoned
-  decode_attention_cpu(kv, CpuPlan{c.threads, c.chunk}, out.data());
-  const Comparison cmp = compare(decode_attention_reference(kv), out.data(), 2e-3, 2e-3);
-  EXPECT_TRUE(cmp.all_finite) << "an output was not written, or a poisoned slot was read";
-  EXPECT_TRUE(cmp.pass) << "max abs error " << cmp.max_abs_error;
-  EXPECT_LT(cmp.max_abs_error, 1e-4);
+  const std::vector<double> reference = decode_attention_reference(kv);
+  for (CpuKernel kernel : supported_cpu_kernels(c.type)) {
+    SCOPED_TRACE(cpu_kernel_name(kernel));
+    std::vector<float> out(c.lengths.size() * c.q_heads * c.head_dim, std::nanf(""));  // poisoned
+    decode_attention_cpu(kv, CpuPlan{c.threads, c.chunk, kernel}, out.data());
+    const Comparison cmp = compare(reference, out.data(), 2e-3, 2e-3);
+    EXPECT_TRUE(cmp.all_finite) << "an output was not written, or a poisoned slot was read";
+    EXPECT_TRUE(cmp.pass) << "max abs error " << cmp.max_abs_error;
+    EXPECT_LT(cmp.max_abs_error, 1e-4);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -55,17 +60,39 @@ INSTANTIATE_TEST_SUITE_P(
         // Head blocks of 4 + 1 and 4 + 2, dimensions past the last multiple of 8, pair tails.
         Case{KvType::kFp8E4m3, 10, 2, 100, 16, {95, 33}, 2, 0},
         Case{KvType::kBf16, 12, 2, 36, 8, {61, 2}, 1, 0},
-        Case{KvType::kInt8, 4, 2, 72, 16, {129}, 2, 64}),  // g = 2: four chunks of 8 per pass
+        Case{KvType::kInt8, 4, 2, 72, 16, {129}, 2, 64},  // g = 2: four chunks of 8 per pass
+        // bf16 tiles (AVX512_BF16): MHA, g = 2, g = 8 with d = 80 (a 16-value tail), page size 1.
+        Case{KvType::kBf16, 8, 8, 64, 16, {300, 17}, 2, 0},
+        Case{KvType::kBf16, 4, 2, 128, 1, {77}, 1, 0},
+        Case{KvType::kBf16, 16, 2, 80, 16, {1000, 5}, 2, 256}),
     [](const ::testing::TestParamInfo<Case>& info) { return "case" + std::to_string(info.index); });
 
 TEST(KernelMatchesReference, PeakySoftmaxAndShuffledPlacementGiveTheSameResult) {
-  // Large queries make the softmax peak on a few tokens (exercises the running-max rescale), and
+  // Large queries make the softmax peak on a few tokens (exercises the running-max rescale; 30 q
+  // is not a bf16 value, so the bf16 tile scores with q split in two bf16 halves), and
   // the same logical cache under another seed's page shuffle must give the same output.
   PagedKv kv = make_paged_kv({8, 2, 64, 16, KvType::kBf16}, {700, 701}, 3);
   for (float& x : kv.q) x *= 30.0f;
-  std::vector<float> out(2 * 8 * 64);
-  decode_attention_cpu(kv, CpuPlan{2, 128}, out.data());
-  EXPECT_TRUE(compare(decode_attention_reference(kv), out.data(), 2e-3, 2e-3).pass);
+  const std::vector<double> reference = decode_attention_reference(kv);
+  for (CpuKernel kernel : supported_cpu_kernels(KvType::kBf16)) {
+    SCOPED_TRACE(cpu_kernel_name(kernel));
+    std::vector<float> out(2 * 8 * 64);
+    decode_attention_cpu(kv, CpuPlan{2, 128, kernel}, out.data());
+    EXPECT_TRUE(compare(reference, out.data(), 2e-3, 2e-3).pass);
+  }
+}
+
+TEST(CpuKernels, ThePortablePathIsAlwaysThereAndTheBestIsTheWidest) {
+  for (KvType type : {KvType::kFp32, KvType::kFp16, KvType::kBf16, KvType::kFp8E4m3, KvType::kInt8}) {
+    const std::vector<CpuKernel> paths = supported_cpu_kernels(type);
+    ASSERT_FALSE(paths.empty());
+    EXPECT_EQ(paths.front(), CpuKernel::kPortable);
+    EXPECT_EQ(best_cpu_kernel(type), paths.back());
+    // vdpbf16ps multiplies bf16 pairs: only bf16 KV has that path.
+    if (type != KvType::kBf16) EXPECT_NE(paths.back(), CpuKernel::kAvx512Bf16);
+    for (CpuKernel k : paths) EXPECT_EQ(parse_cpu_kernel(cpu_kernel_name(k)), k);
+  }
+  EXPECT_EQ(parse_cpu_kernel("sse9"), std::nullopt);
 }
 
 TEST(KernelMatchesReference, BytesMovedCountKAndVOnce) {

@@ -1,0 +1,341 @@
+// The CPU decode-attention kernel, written once against a lanes type S (simd_*.hpp) and compiled
+// once per instruction set by kernel_*.cpp. Per tile of 32 tokens it reads each K row once,
+// converting S::kWidth values at a time straight into registers and scoring them against up to
+// four query heads of the group, then each V row once, accumulating in fp32 registers across the
+// tile; an online softmax rescales once per tile, and the next tile's rows are prefetched during
+// this one's work. Internal linkage: every path gets its own copy, built for its own target.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernel_units.hpp"
+
+namespace kvbench {
+namespace {
+
+constexpr uint32_t kTile = 32;  // tokens scored before one softmax rescale
+
+// Software prefetch of rows [from, to) of the next tile, a few lines at a time between the
+// current tile's work: shuffled pages defeat the hardware prefetcher at every page boundary,
+// and a burst of hundreds of prefetches would stall on the core's miss buffers. Into L2, not
+// L1: the current tile's rows, re-read by every V pass, stay in L1 (10-15% faster here).
+struct NextTile {
+  const uint8_t* const* rows = nullptr;  // null: nothing to prefetch (not the first head block)
+  uint32_t count = 0;
+  uint32_t row_bytes = 0;
+  void prefetch(uint32_t from, uint32_t to) const {
+    if (rows == nullptr) return;
+    for (uint32_t t = from; t < std::min(to, count); ++t)
+      for (uint32_t line = 0; line < row_bytes; line += 64)
+        __builtin_prefetch(rows[t] + line, 0, 2);
+  }
+};
+
+// One value as S::load_raw gives it, for the dimensions past the last multiple of the width.
+template <class S, KvType T>
+inline float raw_value(const uint8_t* row, uint32_t i) {
+  return dequantize(T, row + uint64_t{i} * kv_type_bytes(T), 1.0f) / S::template raw_scale<T>();
+}
+
+// scores[h * kTile + t] = q'_h . k_t for HB heads from q (pre-scaled) and TB tokens: each K row
+// chunk is converted once and used by HB heads; HB x TB independent accumulators cover the FMA
+// latency (HB x TB = S::kAccumulators).
+template <class S, KvType T, uint32_t HB, uint32_t TB>
+inline void score_block(const float* q, const uint8_t* const* k_rows, uint32_t d, float* scores) {
+  constexpr uint32_t W = S::kWidth;
+  typename S::V acc[TB][HB];
+  for (uint32_t t = 0; t < TB; ++t)
+    for (uint32_t h = 0; h < HB; ++h) acc[t][h] = S::zero();
+  const uint32_t dw = d / W * W;
+  for (uint32_t i = 0; i < dw; i += W) {
+    typename S::V qh[HB];
+    for (uint32_t h = 0; h < HB; ++h) qh[h] = S::load(q + uint64_t{h} * d + i);
+    for (uint32_t t = 0; t < TB; ++t) {
+      const typename S::V k = S::template load_raw<T>(k_rows[t], i);
+      for (uint32_t h = 0; h < HB; ++h) acc[t][h] = S::fma(qh[h], k, acc[t][h]);
+    }
+  }
+  for (uint32_t t = 0; t < TB; ++t) {
+    float sums[HB];
+    S::sums(acc[t], HB, sums);
+    for (uint32_t i = dw; i < d; ++i) {
+      const float k = raw_value<S, T>(k_rows[t], i);
+      for (uint32_t h = 0; h < HB; ++h) sums[h] += q[uint64_t{h} * d + i] * k;
+    }
+    for (uint32_t h = 0; h < HB; ++h) scores[uint64_t{h} * kTile + t] = sums[h];
+  }
+}
+
+// Scores of the tile's n tokens for HB heads: blocks of kAccumulators / HB tokens, then one at a
+// time.
+template <class S, KvType T, uint32_t HB>
+inline void score_heads(const float* q, const uint8_t* const* k_rows, uint32_t n, uint32_t d,
+                        float* scores, const NextTile& next) {
+  constexpr uint32_t TB = S::kAccumulators / HB;
+  uint32_t t = 0;
+  for (; t + TB <= n; t += TB) {
+    next.prefetch(t, t + TB);
+    score_block<S, T, HB, TB>(q, k_rows + t, d, scores + t);
+  }
+  for (; t < n; ++t) score_block<S, T, HB, 1>(q, k_rows + t, d, scores + t);
+  next.prefetch(n, kTile);
+}
+
+// acc[h][0..d) = acc * correction[h] + sum over the tile's n tokens of p[h][t] * v_t for HB
+// heads: CB chunks of S::kWidth dimensions at a time, converted once per token and kept in
+// registers across the tile (the online softmax's rescale folded into their load).
+template <class S, KvType T, uint32_t HB, uint32_t CB>
+inline void accumulate_block(const float* p, const float* correction, const uint8_t* const* v_rows,
+                             uint32_t n, uint32_t d, uint32_t i, float* acc) {
+  constexpr uint32_t W = S::kWidth;
+  typename S::V a[HB][CB];
+  for (uint32_t h = 0; h < HB; ++h) {
+    const typename S::V c_h = S::splat(correction[h]);
+    for (uint32_t c = 0; c < CB; ++c)
+      a[h][c] = S::mul(S::load(acc + uint64_t{h} * d + i + W * c), c_h);
+  }
+  for (uint32_t t = 0; t < n; ++t) {
+    typename S::V v[CB];
+    for (uint32_t c = 0; c < CB; ++c) v[c] = S::template load_raw<T>(v_rows[t], i + W * c);
+    for (uint32_t h = 0; h < HB; ++h) {
+      const typename S::V w = S::splat(p[uint64_t{h} * kTile + t]);
+      for (uint32_t c = 0; c < CB; ++c) a[h][c] = S::fma(w, v[c], a[h][c]);
+    }
+  }
+  for (uint32_t h = 0; h < HB; ++h)
+    for (uint32_t c = 0; c < CB; ++c) S::store(acc + uint64_t{h} * d + i + W * c, a[h][c]);
+}
+
+template <class S, KvType T, uint32_t HB>
+inline void accumulate_heads(const float* p, const float* correction, const uint8_t* const* v_rows,
+                             uint32_t n, uint32_t d, float* acc, const NextTile& next) {
+  constexpr uint32_t W = S::kWidth, CB = S::kAccumulators / HB;
+  const uint32_t dw = d / W * W, passes = std::max(1u, dw / (W * CB));
+  uint32_t i = 0;
+  for (uint32_t pass = 0; i + W * CB <= dw; i += W * CB, ++pass) {
+    next.prefetch(pass * kTile / passes, (pass + 1) * kTile / passes);
+    accumulate_block<S, T, HB, CB>(p, correction, v_rows, n, d, i, acc);
+  }
+  if (dw < W * CB) next.prefetch(0, kTile);
+  for (; i < dw; i += W) accumulate_block<S, T, HB, 1>(p, correction, v_rows, n, d, i, acc);
+  for (; i < d; ++i) {
+    for (uint32_t h = 0; h < HB; ++h) {
+      float s = acc[uint64_t{h} * d + i] * correction[h];
+      for (uint32_t t = 0; t < n; ++t)
+        s += p[uint64_t{h} * kTile + t] * raw_value<S, T>(v_rows[t], i);
+      acc[uint64_t{h} * d + i] = s;
+    }
+  }
+}
+
+// e^(x - m) for x - m <= 0 (scores minus their running max), in S's lanes: Cephes' expf, range
+// reduction by ln 2 and a degree-5 polynomial; relative error about 2e-7, well inside the check.
+template <class S>
+inline typename S::V exp_minus(typename S::V x, float m) {
+  using V = typename S::V;
+  x = S::max(S::sub(x, S::splat(m)), S::splat(-87.3f));
+  const V n = S::round(S::mul(x, S::splat(1.44269504088896341f)));  // x / ln 2, to nearest
+  x = S::fma(n, S::splat(-0.693359375f), x);
+  x = S::fma(n, S::splat(2.12194440e-4f), x);
+  V y = S::splat(1.9875691500e-4f);
+  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f,
+                  5.0000001201e-1f})
+    y = S::fma(y, x, S::splat(c));
+  y = S::fma(y, S::mul(x, x), S::add(x, S::splat(1.0f)));
+  return S::mul(y, S::pow2(n));
+}
+
+// p[t] = e^(s[t] - m) for the n scores of a tile, returning their sum; p is then stored times
+// `weight` (the V type's raw scale), which the sum does not include.
+template <class S>
+inline float exp_tile(float* sc, uint32_t n, float m, float weight) {
+  constexpr uint32_t W = S::kWidth;
+  typename S::V acc = S::zero();
+  uint32_t t = 0;
+  for (; t + W <= n; t += W) {
+    const typename S::V p = exp_minus<S>(S::load(sc + t), m);
+    S::store(sc + t, S::mul(p, S::splat(weight)));
+    acc = S::add(acc, p);
+  }
+  float sum = S::sum1(acc);
+  for (; t < n; ++t) {
+    const float p = std::exp(sc[t] - m);
+    sum += p;
+    sc[t] = p * weight;
+  }
+  return sum;
+}
+
+// Walks a sequence's rows page by page without a division per token.
+struct RowCursor {
+  const PagedKv& kv;
+  uint64_t seq;
+  uint32_t head;
+  uint64_t page_index, slot;
+  const uint64_t row_bytes, page_bytes;
+  RowCursor(const PagedKv& k, uint64_t s, uint32_t h, uint64_t token)
+      : kv(k),
+        seq(s),
+        head(h),
+        page_index(token / k.shape.page_size),
+        slot(token % k.shape.page_size),
+        row_bytes(uint64_t{k.shape.head_dim} * kv_type_bytes(k.shape.kv_type)),
+        page_bytes(k.page_bytes()) {}
+  uint64_t offset() const {
+    return (uint64_t{kv.pages[seq][page_index]} * kv.shape.kv_heads + head) * page_bytes +
+           slot * row_bytes;
+  }
+  void next() {
+    if (++slot == kv.shape.page_size) {
+      slot = 0;
+      ++page_index;
+    }
+  }
+};
+
+// Per-thread scratch: the group's scaled queries and a tile's scores; for a lanes type with a
+// bf16 tile (S::kBf16Pairs), the queries in bf16, its accumulators and a row of zeros.
+struct Scratch {
+  std::vector<float> q, scores, correction;
+  std::vector<uint16_t> q_hi, q_lo;
+  std::vector<float> acc_pairs;
+  std::vector<uint8_t> zero_row;
+};
+
+// Whether S scores and accumulates T with its own bf16 tile instead of the generic blocks.
+template <class S, KvType T>
+constexpr bool kPairTile = S::kBf16Pairs && T == KvType::kBf16;
+
+// Calls f(std::integral_constant<uint32_t, HB>, h) over the g heads of a group in blocks of four,
+// then two, then one.
+template <class F>
+inline void for_head_blocks(uint32_t g, F&& f) {
+  uint32_t h = 0;
+  for (; h + 4 <= g; h += 4) f(std::integral_constant<uint32_t, 4>{}, h);
+  for (; h + 2 <= g; h += 2) f(std::integral_constant<uint32_t, 2>{}, h);
+  for (; h < g; ++h) f(std::integral_constant<uint32_t, 1>{}, h);
+}
+
+template <class S, KvType T>
+void run_unit(const PagedKv& kv, const WorkUnit& unit, Partial& part, Scratch& scratch) {
+  const AttentionShape& s = kv.shape;
+  const uint32_t g = s.q_heads / s.kv_heads, d = s.head_dim;
+  // The softmax scale, K's tensor scale and its raw scale: folded into the queries once, or (bf16
+  // tile, whose queries stay as the model gave them) into each block of scores.
+  const float q_scale = kv.k_scale * S::template raw_scale<T>() / std::sqrt(static_cast<float>(d));
+  const float* q_in = kv.q.data() + (unit.seq * s.q_heads + uint64_t{unit.head} * g) * d;
+  float* q = scratch.q.data();
+  [[maybe_unused]] bool split_q = false;
+  if constexpr (kPairTile<S, T>) {
+    split_q = S::prepare_queries(q_in, g, d, scratch.q_hi.data(), scratch.q_lo.data());
+    std::fill(scratch.acc_pairs.begin(), scratch.acc_pairs.end(), 0.0f);
+  } else {
+    for (uint64_t i = 0; i < uint64_t{g} * d; ++i) q[i] = q_in[i] * q_scale;
+  }
+  float* scores = scratch.scores.data();
+  float* correction = scratch.correction.data();
+  part.m.assign(g, -std::numeric_limits<float>::infinity());
+  part.l.assign(g, 0.0f);
+  part.acc.assign(uint64_t{g} * d, 0.0f);
+  // Row addresses of this tile and the next, so the next one's rows are prefetched meanwhile.
+  RowCursor cursor(kv, unit.seq, unit.head, unit.begin);
+  const uint8_t* rows[2][2][kTile];  // [tile parity][K, V][token]
+  auto fill = [&](const uint8_t*(&into)[2][kTile], uint64_t from) {
+    const uint32_t count =
+        static_cast<uint32_t>(std::min<uint64_t>(kTile, unit.end > from ? unit.end - from : 0));
+    for (uint32_t t = 0; t < count; ++t, cursor.next()) {
+      const uint64_t offset = cursor.offset();
+      into[0][t] = kv.k.data() + offset;
+      into[1][t] = kv.v.data() + offset;
+    }
+    return count;
+  };
+  uint32_t n = fill(rows[0], unit.begin);
+  for (uint64_t t0 = unit.begin, tile = 0; t0 < unit.end; t0 += kTile, ++tile) {
+    const uint8_t* const* k_rows = rows[tile % 2][0];
+    const uint8_t* const* v_rows = rows[tile % 2][1];
+    const uint32_t upcoming = fill(rows[(tile + 1) % 2], t0 + kTile);
+    const uint32_t row_bytes = static_cast<uint32_t>(cursor.row_bytes);
+    const NextTile next_k{rows[(tile + 1) % 2][0], upcoming, row_bytes};
+    const NextTile next_v{rows[(tile + 1) % 2][1], upcoming, row_bytes};
+    const NextTile none{};
+    // Scores: each K row read once for the whole group, four heads at a time.
+    for_head_blocks(g, [&](auto hb, uint32_t h) {
+      constexpr uint32_t HB = decltype(hb)::value;
+      float* sh = scores + uint64_t{h} * kTile;
+      const NextTile& next = h == 0 ? next_k : none;
+      if constexpr (kPairTile<S, T>) {
+        const uint64_t at = uint64_t{h} * S::padded(d);
+        const uint16_t *hi = scratch.q_hi.data() + at, *lo = scratch.q_lo.data() + at;
+        if (split_q) {
+          S::template score_heads<HB, true>(hi, lo, k_rows, n, d, q_scale, scratch.zero_row.data(), sh, next);
+        } else {
+          S::template score_heads<HB, false>(hi, lo, k_rows, n, d, q_scale, scratch.zero_row.data(), sh, next);
+        }
+      } else {
+        score_heads<S, T, HB>(q + uint64_t{h} * d, k_rows, n, d, sh, next);
+      }
+    });
+    for (uint32_t h = 0; h < g; ++h) {  // one rescale per head per tile
+      float* sh = scores + uint64_t{h} * kTile;
+      const float m_new = std::max(part.m[h], *std::max_element(sh, sh + n));
+      correction[h] = std::exp(part.m[h] - m_new);
+      part.l[h] = part.l[h] * correction[h] + exp_tile<S>(sh, n, m_new, S::template raw_scale<T>());
+      part.m[h] = m_new;
+    }
+    // V: each row read once per block of heads, accumulated in registers across the tile.
+    for_head_blocks(g, [&](auto hb, uint32_t h) {
+      constexpr uint32_t HB = decltype(hb)::value;
+      const float* ph = scores + uint64_t{h} * kTile;
+      const NextTile& next = h == 0 ? next_v : none;
+      if constexpr (kPairTile<S, T>) {
+        S::template accumulate_heads<HB>(ph, correction + h, v_rows, n, d,
+                                         scratch.acc_pairs.data() + uint64_t{h} * S::padded(d), next);
+      } else {
+        accumulate_heads<S, T, HB>(ph, correction + h, v_rows, n, d, &part.acc[uint64_t{h} * d], next);
+      }
+    });
+    n = upcoming;
+  }
+  if constexpr (kPairTile<S, T>) S::unpair(scratch.acc_pairs.data(), g, d, part.acc.data());
+}
+
+// A thread's loop: units from the queue until none is left, each by the kernel for its KV type.
+template <class S>
+void run_units(UnitQueue& queue) {
+  const AttentionShape& s = queue.kv.shape;
+  const uint32_t g = s.q_heads / s.kv_heads;
+  Scratch scratch{std::vector<float>(uint64_t{g} * s.head_dim),
+                  std::vector<float>(uint64_t{g} * kTile), std::vector<float>(g)};
+  if constexpr (S::kBf16Pairs) {
+    const uint64_t padded = uint64_t{g} * S::padded(s.head_dim);
+    scratch.q_hi.resize(padded);
+    scratch.q_lo.resize(padded);
+    scratch.acc_pairs.resize(padded);
+    scratch.zero_row.assign(2 * padded / g, 0);
+  }
+  auto unit_kernel = [&]() -> void (*)(const PagedKv&, const WorkUnit&, Partial&, Scratch&) {
+    switch (s.kv_type) {
+      case KvType::kFp32:
+        return run_unit<S, KvType::kFp32>;
+      case KvType::kFp16:
+        return run_unit<S, KvType::kFp16>;
+      case KvType::kBf16:
+        return run_unit<S, KvType::kBf16>;
+      case KvType::kFp8E4m3:
+        return run_unit<S, KvType::kFp8E4m3>;
+      case KvType::kInt8:
+        return run_unit<S, KvType::kInt8>;
+    }
+    return nullptr;
+  }();
+  for (uint64_t i = queue.next++; i < queue.units.size(); i = queue.next++)
+    unit_kernel(queue.kv, queue.units[i], queue.partials[i], scratch);
+}
+
+}  // namespace
+}  // namespace kvbench
