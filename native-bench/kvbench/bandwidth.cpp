@@ -90,8 +90,13 @@ std::string page_description(const void* data, uint64_t bytes) {
   const double share = 100.0 * static_cast<double>(huge_kib) * 1024.0 / static_cast<double>(bytes);
   std::ostringstream out;
   out.precision(3);
-  out << "2 MiB transparent huge pages for " << std::min(share, 100.0) << "% of the buffer, 4 KiB "
-      << "pages for the rest";
+  if (share >= 99.5) {
+    out << "2 MiB transparent huge pages (all of the buffer)";
+  } else if (huge_kib == 0) {
+    out << "4 KiB pages (no transparent huge pages: see /sys/kernel/mm/transparent_hugepage)";
+  } else {
+    out << "2 MiB transparent huge pages for " << share << "% of the buffer, 4 KiB pages for the rest";
+  }
   return out.str();
 }
 
@@ -156,8 +161,8 @@ BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& ca
     }
   }
   // One (sequence, head): its K and V runs a page at a time, 128 bytes of each per step with a
-  // prefetch into L2 of the same two lines two pages on (the kernel's distance: a tile of 32
-  // tokens of 16-token pages), XORed as the stream is (the loop never limits the read).
+  // prefetch (prefetcht0, as the kernel's) of the same two lines two pages on (the kernel's
+  // distance with 16-token pages), XORed as the stream is (the loop never limits the read).
   auto read_unit = [](const Unit& u) {
     const PagedKv& kv = *u.kv;
     const uint64_t page = kv.shape.page_size, pages = kv.pages[u.seq].size();
@@ -173,8 +178,8 @@ BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& ca
       for (uint64_t o = 0; o < blocks; o += 128) {
         if (k_ahead != nullptr) {
           for (uint64_t line = o; line < o + 128; line += 64) {
-            __builtin_prefetch(k_ahead + line, 0, 2);
-            __builtin_prefetch(v_ahead + line, 0, 2);
+            __builtin_prefetch(k_ahead + line, 0, 3);
+            __builtin_prefetch(v_ahead + line, 0, 3);
           }
         }
         x ^= xor_words(reinterpret_cast<const Word*>(k + o), 16);
