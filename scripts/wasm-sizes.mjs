@@ -3,6 +3,7 @@
 // core, nlohmann/json, the C++ library, Embind), from a build linked with --profiling-funcs:
 //   NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm-prof -DCMAKE_BUILD_TYPE=Release \
 //     -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs && cmake --build build/wasm-prof --target kvscope_module
+//   (or kvscope_full_module, the module with the solver and the log reader)
 //   node scripts/wasm-sizes.mjs build/wasm-prof/wasm/kvscope_module.wasm [TOP]
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';

@@ -1,12 +1,12 @@
 // kvscope.request/1 read and written through the field table (request_fields.cpp), and a
-// request answered with the JSON every front end prints.
+// request's JSON answered by the answerer a front end names (answering.hpp).
 #include <cmath>
 #include <exception>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "kvscope/report_json.hpp"
+#include "answering.hpp"
 #include "kvscope/request.hpp"
 #include "request_fields.hpp"
 
@@ -265,13 +265,6 @@ ordered_json value_json(const Field& f, Request& r) {
   return std::visit(Writer{f, r}, f.target);
 }
 
-Answer failure(const Error& e, int status = 2) { return Answer{status, error_to_json(e), e}; }
-
-template <typename T, typename ToJson>
-Answer report(const Result<T>& result, ToJson to_json) {
-  return result.ok ? Answer{0, to_json(result.value), {}} : failure(result.error);
-}
-
 }  // namespace
 
 std::string_view command_name(Command command) { return kCommandNames[static_cast<int>(command)]; }
@@ -332,58 +325,12 @@ std::string request_to_json(const Request& request) {
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-std::optional<Error> ineffective_override(const Request& r, const PlanReport* planned) {
-  if (r.command != Command::kPlan && r.command != Command::kSweep) return std::nullopt;
-  if (r.input.overrides.empty()) return std::nullopt;
-  if (planned != nullptr) return override_without_effect(r.input, *planned);
-  const Result<PlanReport> p = plan(r.input);
-  return p.ok ? override_without_effect(r.input, p.value) : std::nullopt;  // else its own error
-}
-
-Answer answer(const Request& r) {
-  switch (r.command) {
-    case Command::kEstimate:
-      return report(estimate(r.input.model),
-                    [](const EstimateReport& e) { return report_to_json(e); });
-    case Command::kPlan: {
-      const Result<PlanReport> p = plan(r.input);
-      if (p.ok) {
-        if (const std::optional<Error> unused = ineffective_override(r, &p.value)) return failure(*unused);
-      }
-      Answer a = report(p, [](const PlanReport& q) { return plan_to_json(q); });
-      a.target_missed = p.ok && r.input.require_concurrency != 0 && !p.value.target.met;
-      return a;
-    }
-    case Command::kSweep:
-      if (const std::optional<Error> unused = ineffective_override(r)) return failure(*unused);
-      return report(sweep(r.input, r.sweep), [](const Sweeps& s) { return sweeps_to_json(s); });
-    case Command::kModels:
-      return Answer{0, model_catalog_to_json(), {}};
-    case Command::kGpus:
-      return Answer{0, gpu_catalog_to_json(), {}};
-    case Command::kDtypes:
-      return Answer{0, dtype_catalog_to_json(), {}};
-    case Command::kEngines:
-      return Answer{0, engine_catalog_to_json(), {}};
-    case Command::kExplain:
-      return report(explain(r.log_text, r.input),
-                    [](const ExplainReport& e) { return explain_to_json(e); });
-    case Command::kSolve: {
-      const Result<SolveReport> s = solve(r.input, r.solve);
-      Answer a = report(s, [](const SolveReport& q) { return solve_to_json(q); });
-      a.target_missed = s.ok && !s.value.met;
-      return a;
-    }
-  }
-  return failure(make_error(kInternalError, "command", "unknown command"), 70);
-}
-
-Answer answer_json(Command command, std::string_view request_json) {
+Answer answer_json(Command command, std::string_view request_json, Answerer answerer) {
   try {
     const Result<Request> request = request_from_json(request_json, command);
-    return request.ok ? answer(request.value) : failure(request.error);
+    return request.ok ? answerer(request.value) : failure_answer(request.error);
   } catch (const std::exception& e) {
-    return failure(make_error(kInternalError, "", e.what()), 70);
+    return failure_answer(make_error(kInternalError, "", e.what()), 70);
   }
 }
 

@@ -215,7 +215,8 @@ test('what-if levers and pinned comparisons', async () => {
   assert.doesNotMatch(await page.textContent('#what-if-table'), /KV heads|window/);
   assert.match(await page.textContent('#what-if-model'), /half the KV heads.*4,096-token sliding window/s);
   // One 131,072-token sequence does not fit the 24 GB card as planned: fp8 weights and KV make it
-  // fit on the one card, the smallest change, one click away.
+  // fit on the one card, the smallest change, one click away (once the solver's module is in).
+  await page.waitForSelector('#what-if-target:not(.loading)');
   assert.match(await page.textContent('#what-if-target'), /^To hold 1 sequence of 131,072 tokens on 24 GB card: 1 GPU \(TP 1 × PP 1 × 1 replica\), KV fp8, weights fp8/);
   await page.click('#what-if-open');
   await page.waitForURL(/weight_dtype=fp8/);

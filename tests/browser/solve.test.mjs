@@ -20,6 +20,47 @@ after(async () => { await browser?.close(); await server?.close(); });
 const TARGET = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h100-sxm-80gb', context: 32768, batch: 20,
   solve_gpus: 'h100-sxm-80gb,a100-sxm-80gb,l40s' };
 
+const FULL_MODULE = '**/js/wasm/kvscope_full_module.*';
+
+test('the first load leaves the solver out; the first solve fetches it and says so meanwhile', async () => {
+  const fetched = [];
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(TARGET)}`, {
+    before: async (p) => {
+      p.on('request', (r) => { if (r.url().includes('/js/wasm/')) fetched.push(new URL(r.url()).pathname); });
+      await p.route(FULL_MODULE, async (route) => { await held; await route.continue(); });
+    },
+  });
+  await page.waitForLoadState('networkidle');  // nothing fetched at idle either
+  assert.deepEqual(fetched.sort(), ['/js/wasm/kvscope_module.mjs', '/js/wasm/kvscope_module.wasm']);
+  await page.click('#solve-run');
+  await page.waitForSelector('#solve-status:has-text("Loading the solver…")');
+  release();
+  await page.waitForSelector('#solve-table');
+  assert.equal(await page.isHidden('#solve-status'), true);
+  assert.ok(fetched.includes('/js/wasm/kvscope_full_module.wasm'), fetched.join());
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a solver that does not load is one line in the panel, and the next click tries again', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(TARGET)}`, {
+    before: (p) => p.route(FULL_MODULE, (route) => route.abort('failed')),
+  });
+  await page.click('#solve-run');
+  await page.waitForSelector('#solve-panel .error-text');
+  const message = await page.textContent('#solve-panel .error-text');
+  assert.match(message, /^The solver did not load: /);
+  assert.ok(!message.includes('\n'), 'one line');
+  assert.equal(await page.isHidden('#solve-status'), true);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource/.test(p)), [], 'no uncaught error');
+  await page.unroute(FULL_MODULE);
+  await page.click('#solve-run');
+  await page.waitForSelector('#solve-table');
+  await page.close();
+});
+
 test('the answer is the CLI\'s, and opening its first row plans a scenario that meets the target', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(TARGET)}`);
   assert.match(await page.textContent('#solve-target'), /20 sequences \(Batch\) of 32,768 tokens \(Context\) at once, under vLLM/);

@@ -56,11 +56,15 @@ export async function launch() {
   });
 }
 
-/** Opens a page and records console errors, page errors and dialogs (none may happen). */
-export async function open(context, url, { width = 1280, height = 900, ready = 'body[data-ready]', init = null } = {}) {
+/**
+ * Opens a page and records console errors, page errors and dialogs (none may happen).
+ * `before(page)` runs before the navigation (routes, request listeners).
+ */
+export async function open(context, url, { width = 1280, height = 900, ready = 'body[data-ready]', init = null, before = null } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   if (init) await page.addInitScript(init);  // runs before the page's own scripts
+  if (before) await before(page);
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

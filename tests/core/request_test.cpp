@@ -41,6 +41,33 @@ TEST(Request, GoldenRequestsGiveTheirExpectedAnswers) {
   EXPECT_GE(checked, 8u);
 }
 
+// Each command group's answerer gives what answer() gives for its commands (the modules bind
+// them one by one), and the sizing one refuses the commands of the others as an internal failure.
+TEST(Request, EachGroupAnswersItsCommandsAsAnswerDoes) {
+  const std::filesystem::path dir = std::filesystem::path(KVSCOPE_TEST_DATA_DIR) / "requests";
+  size_t sizing = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".request.json") == std::string::npos) continue;
+    const std::string text = test::read_data("requests/" + name);
+    const Command c = command_of(json::parse(text));
+    const Answerer group = c == Command::kSolve     ? answer_solve
+                           : c == Command::kExplain ? answer_explain
+                                                    : answer_sizing;
+    const Answer a = answer_json(c, text, group);
+    EXPECT_EQ(a.json, answer_json(c, text).json) << name;
+    sizing += group == answer_sizing ? 1 : 0;
+  }
+  EXPECT_GE(sizing, 8u);
+  const Answer refused = answer_json(
+      Command::kSolve, R"({"model": "qwen3-8b", "concurrency": 8, "context_tokens": 8192})",
+      answer_sizing);
+  EXPECT_EQ(refused.status, 70);
+  EXPECT_EQ(refused.error.code, kInternalError);
+  EXPECT_EQ(refused.error.field, "command");
+  EXPECT_EQ(refused.error.message, "command: solve is not a sizing command");
+}
+
 TEST(Request, GoldenAnswersHoldTheSeedNumbers) {
   const json article =
       json::parse(test::read_data("requests/article2-llama-3.1-8b-24gb.expected.json"));

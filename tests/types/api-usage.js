@@ -25,7 +25,7 @@ export async function example() {
 }
 
 export async function solveExample() {
-  const kv = await loadKvscope();
+  const kv = await loadKvscope({ full: true });  // the solver and the log reader: the full module
   /** @type {import('../../web/js/kvscope').SolveRequest} */
   const request = { model: 'qwen3-32b', concurrency: 20, context_tokens: 32768, gpu: ['h100-sxm-80gb'],
     prices_usd_per_hour: { 'h100-sxm-80gb': 2.5 }, min_decode_tokens_per_s: 20, engine: 'sglang' };
@@ -37,4 +37,11 @@ export async function solveExample() {
   /** @type {string | null} */ const constraint = r.gpus[0].cheaper_failures[0]?.binding_constraint ?? null;
   /** @type {string[]} */ const args = kv.commandLine('solve', request);
   return [met, best.gpus, best.tp, best.pp, best.dp, usd, command, constraint, args];
+}
+
+export async function explainExample() {
+  const kv = await loadKvscope({ full: true });
+  const r = kv.explain({ log: { name: 'vllm.log', text: 'INFO ... GPU KV cache size: 973,760 tokens' }, model: 'llama-3.1-8b' });
+  /** @type {string} */ const engine = r.engine;
+  return [engine, r.figures.length];
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { siteDir, cliPath, configsDir } from '../paths.mjs';
+import { repoRoot, siteDir, cliPath, configsDir } from '../paths.mjs';
 import { cliAnswer, cliReport } from '../support/cli-request.mjs';
 
 const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
@@ -119,6 +119,27 @@ test('the module is loaded once and shared', async () => {
   const again = await loadKvscope();
   assert.equal(again, kv);
   assert.equal(client.instantiations, 1);
+});
+
+test('the first module answers the sizing commands only; the full one, loaded apart, every command alike', async () => {
+  assert.equal(typeof kv.module.solve, 'undefined', 'no solver in the first module');
+  assert.equal(typeof kv.module.explain, 'undefined', 'no log reader in the first module');
+  assert.equal('solve' in kv, false);
+  const wasmBinary = readFileSync(path.join(siteDir, 'js/wasm/kvscope_full_module.wasm'));
+  const full = await loadKvscope({ full: true, wasmBinary });
+  assert.ok(full instanceof client.KvscopeFull);
+  assert.equal(await loadKvscope({ full: true }), full, 'loaded once and shared');
+  assert.equal(await loadKvscope(), kv, 'beside the first module, not in its place');
+  assert.equal(client.instantiations, 2);
+  for (const s of SCENARIOS.slice(0, 3)) assert.deepEqual(full.plan(s), kv.plan(s), JSON.stringify(s));
+  assert.deepEqual(full.models(), kv.models());
+  assert.deepEqual(full.commandLine('plan', SCENARIOS[0]), kv.commandLine('plan', SCENARIOS[0]));
+  const solve = { model: 'qwen3-8b', concurrency: 8, context_tokens: 8192, gpu: ['l4', 'h100-sxm-80gb'] };
+  assert.deepEqual(full.solve(solve), cli('solve', solve));
+  const log = path.join(repoRoot, 'tests/data/logs/vllm-v0-llama31-8b-rtx3090-20k.log');
+  const explain = { log: { name: path.basename(log), text: readFileSync(log, 'utf8') }, model: 'llama-3.1-8b', max_model_len: 20000 };
+  assert.deepEqual(full.explain(explain), cli('explain', explain));
+  assert.throws(() => full.solve({ ...solve, concurrency: 0 }), (e) => e instanceof KvscopeError && e.field === 'concurrency');
 });
 
 test('a plan request names the key of a bad value, nested keys included', () => {

@@ -1,5 +1,6 @@
-// The golden requests (tests/data/requests/NAME.request.json): the module and the CLI reading the
-// request file both give NAME.expected.json, the answer the core's GoogleTest suite also checks.
+// The golden requests (tests/data/requests/NAME.request.json): both modules (the first one for the
+// commands it answers, the full one for every command) and the CLI reading the request file give
+// NAME.expected.json, the answer the core's GoogleTest suite also checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -8,22 +9,34 @@ import { repoRoot, siteDir } from '../paths.mjs';
 import { cliAnswer } from '../support/cli-request.mjs';
 
 const { loadKvscope, KvscopeError } = await import(path.join(siteDir, 'js/kvscope-client.js'));
-const kv = await loadKvscope({ wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm')) });
+const wasm = (name) => readFileSync(path.join(siteDir, `js/wasm/${name}.wasm`));
+const kv = await loadKvscope({ wasmBinary: wasm('kvscope_module') });
+const full = await loadKvscope({ full: true, wasmBinary: wasm('kvscope_full_module') });
 const dir = path.join(repoRoot, 'tests/data/requests');
 const golden = readdirSync(dir).filter((f) => f.endsWith('.request.json')).map((f) => f.replace('.request.json', ''));
+const FULL_ONLY = ['solve', 'explain'];
 
-test('golden requests: the module gives the expected answer', () => {
+function assertGolden(module, name, request, expected) {
+  if (expected.error) {
+    assert.throws(() => module[request.command](request), (e) => e instanceof KvscopeError &&
+      e.code === expected.error.code && e.field === expected.error.field && e.message === expected.error.message, name);
+  } else {
+    assert.deepEqual(module[request.command](request), expected, name);
+  }
+}
+
+test('golden requests: both modules give the expected answer', () => {
   assert.ok(golden.length >= 8, `${golden.length} golden requests`);
+  let first = 0;
   for (const name of golden) {
     const request = JSON.parse(readFileSync(path.join(dir, `${name}.request.json`), 'utf8'));
     const expected = JSON.parse(readFileSync(path.join(dir, `${name}.expected.json`), 'utf8'));
-    if (expected.error) {
-      assert.throws(() => kv[request.command](request), (e) => e instanceof KvscopeError &&
-        e.code === expected.error.code && e.field === expected.error.field && e.message === expected.error.message, name);
-    } else {
-      assert.deepEqual(kv[request.command](request), expected, name);
-    }
+    assertGolden(full, name, request, expected);
+    if (FULL_ONLY.includes(request.command)) continue;
+    assertGolden(kv, name, request, expected);
+    first += 1;
   }
+  assert.ok(first >= 8 && first < golden.length, `${first} of ${golden.length} golden requests for the first module`);
 });
 
 test('golden requests: the CLI reading the request file gives the expected answer', () => {

@@ -80,7 +80,7 @@ export class KvCacheExplorer extends HTMLElement {
     const read = this.readState();
     try {
       if (read.error) throw read.error;
-      const kv = await loadKvscope();
+      const kv = await loadKvscope({ full: read.view === 'solve' });  // the solver: the full module
       useEngines(kv.engines());
       const configSrc = this.getAttribute('config-src');
       if (configSrc) Object.assign(read.state, await this.fetchConfig(configSrc));

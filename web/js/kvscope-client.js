@@ -1,7 +1,9 @@
-// The one importer of the WebAssembly module: loads it once, sends kvscope.request/1 objects,
+// The one importer of the WebAssembly modules: loads each once, sends kvscope.request/1 objects,
 // returns the reports as plain objects and throws KvscopeError (code, field) for every error the
 // core reports. A request's keys are the core's (`kvscope --help` lists each beside its flag), so
 // the page, the node tests and the command line produce the same JSON for the same request.
+// Two modules of the one core: the page's first load answers the sizing commands; the full one,
+// fetched only when asked for ({full: true}), adds the solver and the log reader.
 // Types: kvscope.d.ts beside this file.
 
 /** An error the core reported, or an internal failure of the module. */
@@ -21,34 +23,53 @@ export class KvscopeError extends Error {
   }
 }
 
-const moduleUrl = new URL('./wasm/kvscope_module.mjs', import.meta.url);
+const moduleUrls = {
+  sizing: new URL('./wasm/kvscope_module.mjs', import.meta.url),
+  full: new URL('./wasm/kvscope_full_module.mjs', import.meta.url),
+};
 
-/** @type {Promise<Kvscope>|null} */
-let loading = null;
+/** @type {Record<'sizing'|'full', Promise<Kvscope>|null>} (the full one resolves to a KvscopeFull) */
+const loading = { sizing: null, full: null };
 
 /**
- * Loads the module once (later calls share it) and resolves to the client.
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array}} [init] node passes the .wasm bytes
+ * Loads a module once (later calls share it) and resolves to its client: the sizing commands, or
+ * with `full` also solve and explain (a larger module, fetched the first time it is asked for).
+ * @overload
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full?: false}} [init] node passes the .wasm bytes
+ * @returns {Promise<Kvscope>}
+ */
+/**
+ * @overload
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full: true}} init node passes the full .wasm's bytes
+ * @returns {Promise<KvscopeFull>}
+ */
+/**
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full?: boolean}} [init]
  * @returns {Promise<Kvscope>}
  */
 export function loadKvscope(init = {}) {
-  if (!loading) {
-    loading = import(moduleUrl.href)
-      .then((m) => m.default({ ...init }))
-      .then((module) => new Kvscope(module, init));
-    loading.catch(() => { loading = null; });  // a failed fetch may succeed on the next call
+  const { full = false, ...moduleInit } = init;
+  const kind = full ? 'full' : 'sizing';
+  if (!loading[kind]) {
+    const Client = full ? KvscopeFull : Kvscope;
+    loading[kind] = import(moduleUrls[kind].href)
+      .then((m) => m.default({ ...moduleInit }))
+      .then((module) => new Client(module, kind));
+    loading[kind].catch(() => { loading[kind] = null; });  // a failed fetch may succeed on the next call
   }
-  return loading;
+  return loading[kind];
 }
 
-/** How many times the module has been instantiated in this page (tests read it). */
+/** How many times a module has been instantiated in this page, both kinds (tests read it). */
 export let instantiations = 0;
 
+/** The sizing commands: estimate, plan, sweep, the catalogues and the command line. */
 export class Kvscope {
-  constructor(module, init) {
+  /** @param {any} module the instantiated module @param {'sizing'|'full'} kind which one */
+  constructor(module, kind) {
     instantiations += 1;
     this.module = module;
-    this.init = init;
+    this.kind = kind;
     this.dead = false;
   }
 
@@ -58,18 +79,6 @@ export class Kvscope {
   plan(request) { return this.call('plan', request); }
   /** @param {import('./kvscope').SweepRequest} request @returns {import('./kvscope').SweepsReport} */
   sweep(request) { return this.call('sweep', request); }
-  /**
-   * The target (`concurrency` sequences of `context_tokens`) to the cheapest layout per GPU type.
-   * A target no option meets is an answer (`met: false`), not an error.
-   * @param {import('./kvscope').SolveRequest} request @returns {import('./kvscope').SolveReport}
-   */
-  solve(request) { return this.call('solve', request); }
-  /**
-   * A start-up log read: each figure it printed beside kvscope's (exact / rounding / differs, with
-   * the reason), and the plan it describes, calibrated with what the engine measured.
-   * @param {import('./kvscope').ExplainRequest} request @returns {import('./kvscope').ExplainReport}
-   */
-  explain(request) { return this.call('explain', request); }
   /** @returns {import('./kvscope').ModelCatalogue} */
   models() { return this.call('models', {}); }
   /** @returns {import('./kvscope').GpuCatalogue} */
@@ -99,6 +108,7 @@ export class Kvscope {
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
    * @param {'estimate'|'plan'|'sweep'|'solve'|'explain'|'models'|'gpus'|'dtypes'|'engines'} command
+   *   (solve and explain: the full module's)
    * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
   call(command, request) {
@@ -122,9 +132,25 @@ export class Kvscope {
     throw new KvscopeError(error.code, error.field, error.message);
   }
 
-  // Drops this instance: the next loadKvscope() instantiates a fresh module.
+  // Drops this instance: the next load of its kind instantiates a fresh module.
   fail() {
     this.dead = true;
-    loading = null;
+    loading[this.kind] = null;
   }
+}
+
+/** The full module's client: the sizing commands, the solver and the log reader. */
+export class KvscopeFull extends Kvscope {
+  /**
+   * The target (`concurrency` sequences of `context_tokens`) to the cheapest layout per GPU type.
+   * A target no option meets is an answer (`met: false`), not an error.
+   * @param {import('./kvscope').SolveRequest} request @returns {import('./kvscope').SolveReport}
+   */
+  solve(request) { return this.call('solve', request); }
+  /**
+   * A start-up log read: each figure it printed beside kvscope's (exact / rounding / differs, with
+   * the reason), and the plan it describes, calibrated with what the engine measured.
+   * @param {import('./kvscope').ExplainRequest} request @returns {import('./kvscope').ExplainReport}
+   */
+  explain(request) { return this.call('explain', request); }
 }

@@ -5,6 +5,7 @@ import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
 import { KNOBS, engineInfo, planRequest } from './state.js';
 import { solveRequest, stateOfOption } from './solve-request.js';
+import { loadSolver, solverNow } from './solver.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
 import { $, page, update } from './page.js';
@@ -54,11 +55,31 @@ function planned(lever) {
   }
 }
 
-// The fewest GPUs of this type (and the knobs) that meet the target, when the plan does not.
+// The fewest GPUs of this type (and the knobs) that meet the target, when the plan does not. The
+// solver's module is fetched the first time it is needed; meanwhile the line says so, and the panel
+// is drawn again when it arrives (or with why it did not).
+let waitingForSolver = false;
+let solverLoadError = '';
 function targetOnThisGpu(plan) {
   if (!plan.target || plan.target.met) return null;
+  const kv = solverNow();
+  if (!kv) {
+    if (solverLoadError) {
+      const error = solverLoadError;
+      solverLoadError = '';  // the next change tries again
+      return { error };
+    }
+    if (!waitingForSolver) {
+      waitingForSolver = true;
+      loadSolver().catch((e) => { solverLoadError = e.message; }).then(() => {
+        waitingForSolver = false;
+        if (page.whatIfOpen) runWhatIf();
+      });
+    }
+    return { loading: true };
+  }
   try {
-    const r = page.kv.solve({ ...solveRequest(page.state), gpu: [page.state.gpu] });
+    const r = kv.solve({ ...solveRequest(page.state), gpu: [page.state.gpu] });
     return { option: r.options[0] ?? null, met: r.met };
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;

@@ -3,13 +3,14 @@
 import { DEFAULTS } from './state.js';
 
 /**
- * @type {{state: any, kv: any, catalog: {models: any[], gpus: any[]}, last: any,
+ * @type {{state: any, kv: any, full: any, catalog: {models: any[], gpus: any[]}, last: any,
  *   whatIfOpen: boolean, embedAs: string, measuredRecords: any, engines?: any[], restoring: boolean}}
- * last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this" uses;
- * restoring: a permalink's state has not been answered yet (its refused fields fall back).
+ * kv: the first module (the sizing commands); full: the full module, once the page has solved
+ * (solver.js); last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this"
+ * uses; restoring: a permalink's state has not been answered yet (its refused fields fall back).
  */
 export const page = {
-  state: { ...DEFAULTS }, kv: null, catalog: { models: [], gpus: [] }, last: null,
+  state: { ...DEFAULTS }, kv: null, full: null, catalog: { models: [], gpus: [] }, last: null,
   whatIfOpen: false, embedAs: 'startup', measuredRecords: null, restoring: false,
 };
 

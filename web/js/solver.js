@@ -1,7 +1,8 @@
 // "Which GPUs": the core's solver for the page's target (batch sequences of context tokens), run
 // when asked and again a moment after each change while the panel shows an answer; its prices
-// editor; and "Open", which turns an option into the page's scenario.
-import { KvscopeError } from './kvscope-client.js';
+// editor; and "Open", which turns an option into the page's scenario. The solver is in the full
+// module, which the page fetches the first time it solves, not at first load.
+import { KvscopeError, loadKvscope } from './kvscope-client.js';
 import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
 import { engineInfo, engineLabel, toHash } from './state.js';
@@ -11,18 +12,57 @@ import { copy } from './sharing.js';
 import { $, errorLine, page, update } from './page.js';
 
 let timer = 0;
+let loadingSolver = false;
+
+/**
+ * The full module (the solver's), fetched on the first call; later calls share it. A failed load
+ * rejects with a KvscopeError of one line (the next call tries again).
+ * @returns {Promise<import('./kvscope-client.js').KvscopeFull>}
+ */
+export function loadSolver() {
+  return loadKvscope({ full: true }).then((kv) => { page.full = kv; return kv; }, (e) => {
+    throw new KvscopeError('internal_error', '', `The solver did not load: ${String(e?.message ?? e).split('\n')[0]}`);
+  });
+}
+
+/** The solver's module when the page has it; null before its first load or after a failure. */
+export function solverNow() {
+  return page.full && !page.full.dead ? page.full : null;
+}
+
+function showStatus(text) {
+  $('solve-status').textContent = text;
+  $('solve-status').hidden = false;
+}
+
+// The status paints before the search blocks the thread.
+function solveSoon() {
+  showStatus('Planning every GPU type…');
+  requestAnimationFrame(() => setTimeout(runSolve, 0));
+}
 
 /** Solves for the current state and shows the answer (or the error naming the input). */
 export function runSolve() {
   clearTimeout(timer);
-  $('solve-status').hidden = true;
   if (page.state.solve !== 1) {  // the permalink opens with the answer from now on
     page.state.solve = 1;
     history.replaceState(null, '', `#${toHash(page.state)}`);
   }
+  const kv = solverNow();
+  if (!kv) {
+    if (loadingSolver) return;  // the load solves for the state of the moment it arrives
+    loadingSolver = true;
+    showStatus('Loading the solver…');
+    loadSolver().then(solveSoon, (e) => {
+      $('solve-status').hidden = true;
+      showChanged($('solve-panel'), [e.message], () => errorLine(e.message));
+    }).finally(() => { loadingSolver = false; });
+    return;
+  }
+  $('solve-status').hidden = true;
   let report;
   try {
-    report = page.kv.solve(solveRequest(page.state));
+    report = kv.solve(solveRequest(page.state));
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
     showChanged($('solve-panel'), [e.message], () => errorLine(e.message));
@@ -65,30 +105,28 @@ export function renderPrices() {
     }));
 }
 
-// The browser runs a module's code unoptimized at first: a small solve while the reader looks at
-// the panel (at idle, once) halves the time of the first real one (measured in node: 403 -> 201 ms).
+// The browser runs a module's code unoptimized at first: a small solve at idle, once, halves the
+// time of the first real one (measured in node: 403 -> 201 ms). It waits for the reader to reach
+// for the panel (a pointer over it, a focus in it): the panel is on screen at first load on a wide
+// one, and the full module it fetches is not part of the first load.
 function warmUp() {
   const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
-  const run = () => {
-    if (!page.kv || document.body.dataset.ready !== 'true') { setTimeout(run, 500); return; }
-    idle(() => {
-      try { page.kv.solve({ model: 'qwen3-8b', concurrency: 8, context_tokens: 8192, gpu: ['l4', 'h100-sxm-80gb'] }); } catch { /* only a warm-up */ }
-    });
+  const solveSmall = (kv) => {
+    try { kv.solve({ model: 'qwen3-8b', concurrency: 8, context_tokens: 8192, gpu: ['l4', 'h100-sxm-80gb'] }); } catch { /* only a warm-up */ }
   };
-  const observer = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    observer.disconnect();
-    run();
-  });
-  observer.observe($('solve-section'));
+  const section = $('solve-section');
+  const start = () => {
+    section.removeEventListener('pointerenter', start);
+    section.removeEventListener('focusin', start);
+    idle(() => loadSolver().then(solveSmall, () => { /* the first solve says why it did not load */ }));
+  };
+  section.addEventListener('pointerenter', start);
+  section.addEventListener('focusin', start);
 }
 
 /** Listens to the solve button (the status paints before the search blocks) and the prices. */
 export function wireSolver() {
   warmUp();
-  $('solve-run').addEventListener('click', () => {
-    $('solve-status').hidden = false;
-    requestAnimationFrame(() => setTimeout(runSolve, 0));
-  });
+  $('solve-run').addEventListener('click', solveSoon);
   $('prices-details').addEventListener('toggle', renderPrices);
 }

@@ -1,7 +1,7 @@
 // `kvscope.request/1`: the inputs of every command as one value, its JSON codec, and the answer
-// to a request as the JSON every front end prints. The CLI (argv), the WebAssembly module and the
-// page all build a Request and call answer(); keys carry their units ("context_tokens",
-// "gpu_memory_bytes") and errors name the key.
+// to a request as the JSON every front end prints. The CLI (argv), the WebAssembly modules and
+// the page all build a Request and call answer() (or the answerer of the command's group); keys
+// carry their units ("context_tokens", "gpu_memory_bytes") and errors name the key.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +56,20 @@ struct Answer {
 std::optional<Error> ineffective_override(const Request& request,
                                           const PlanReport* planned = nullptr);
 
+// Each command group's answer, linked with its code (core/CMakeLists.txt): the sizing commands
+// (estimate, plan, sweep and the catalogues), the solver, the log reader. A front end links the
+// groups it answers: the page's first module answers the sizing commands only (wasm/).
+Answer answer_sizing(const Request& request);
+Answer answer_solve(const Request& request);
+Answer answer_explain(const Request& request);
+using Answerer = Answer (*)(const Request&);
+
+// Every command (links every group: the CLI, the tests, the full module).
 Answer answer(const Request& request);
+
+// A kvscope.request/1 for `command` answered by `answerer` (without one: by answer()); a request
+// that does not read is its error answer, an exception an internal failure.
+Answer answer_json(Command command, std::string_view request_json, Answerer answerer);
 Answer answer_json(Command command, std::string_view request_json);
 
 }  // namespace kvscope

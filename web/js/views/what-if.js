@@ -5,7 +5,7 @@ import { h } from '../dom.js';
 import { commas, ratio } from '../format.js';
 
 /**
- * @param {{serving: any[], model: any[], target: {option?: any, met?: boolean, error?: string}|null}} levers
+ * @param {{serving: any[], model: any[], target: {option?: any, met?: boolean, error?: string, loading?: boolean}|null}} levers
  * @param {import('../kvscope').PlanReport} base the current plan report
  * @param {(option: import('../kvscope').SolveOption) => void} onOpen
  */
@@ -21,6 +21,7 @@ function targetView(target, base, onOpen) {
   const n = base.target.sequences;
   const wanted = `${commas(n)} sequence${n === 1 ? '' : 's'} of ${commas(base.target.context_tokens)} tokens`;
   if (target.error) return h('p', { class: 'error-text' }, target.error);
+  if (target.loading) return h('p', { id: 'what-if-target', class: 'loading', role: 'status' }, 'Loading the solver…');
   const o = target.option;
   if (!o || !target.met) {
     return h('p', { id: 'what-if-target', class: 'warn' },
