@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The CPU measurements the site publishes, in one run on an otherwise idle machine:
-#   1. builds kvbench (build/native, Release, -march=native),
+#   1. builds kvbench (build/native, Release: one binary, its kernel path chosen at run time),
 #   2. for each configuration below, kvbench builds a paged KV cache of Llama-3.1-8B's shape
-#      (16-token pages, shuffled), runs the CPU kernel on every hardware thread, checks it against
-#      the fp64 reference (exit 1 on a mismatch), times it and measures the read bandwidth,
-#   3. writes one kvscope.measured/1 JSON per configuration into OUT_DIR and prints a summary.
+#      (shuffled pages), runs the CPU kernel on every hardware thread, checks it against the fp64
+#      reference (exit 1 on a mismatch), times it and measures the read bandwidth (a stream and
+#      an interleaved cross-check) and the paged read of the same pages,
+#   3. replaces the cpu-*.json records in OUT_DIR with one kvscope.measured/1 JSON per
+#      configuration, and prints the README's table (markdown) from them.
 # Usage: native-bench/cpu-check.sh OUT_DIR   (web/data/measured publishes them)
 set -euo pipefail
 out="${1:?usage: native-bench/cpu-check.sh OUT_DIR}"
@@ -14,28 +16,44 @@ cd "$(dirname "$0")/.."
 out="$(realpath --relative-to=. "$out")"  # the records' commands name it from the checkout
 bash scripts/build-native.sh >/dev/null
 kvbench=build/native/native-bench/kvbench
-# One long sequence (its 8 KV heads shared by the threads), the batch x context the page opens
-# near, a short context, fp8 KV (half the bytes for the same arithmetic), and 64-token pages.
+# The issue's two bf16 shapes (8 x 32K, 1 x 128K) on the widest path and on AVX2, a short context,
+# fp8 and int8 (their own conversions), and 64- and 256-token pages (the layout's share).
 configs=(
-  "cpu-llama-3.1-8b-bf16-b1-128k  --batch 1 --context 131072"
-  "cpu-llama-3.1-8b-bf16-b4-32k   --batch 4 --context 32768"
-  "cpu-llama-3.1-8b-bf16-b4-4k    --batch 4 --context 4096"
-  "cpu-llama-3.1-8b-fp8-b4-32k    --batch 4 --context 32768 --kv-dtype fp8"
-  "cpu-llama-3.1-8b-bf16-b4-32k-p64 --batch 4 --context 32768 --page-size 64"
+  "cpu-llama-3.1-8b-bf16-b8-32k        --batch 8 --context 32768"
+  "cpu-llama-3.1-8b-bf16-b1-128k       --batch 1 --context 131072"
+  "cpu-llama-3.1-8b-bf16-b8-32k-avx2   --batch 8 --context 32768 --cpu-kernel avx2"
+  "cpu-llama-3.1-8b-bf16-b4-4k         --batch 4 --context 4096"
+  "cpu-llama-3.1-8b-fp8-b8-32k         --batch 8 --context 32768 --kv-dtype fp8"
+  "cpu-llama-3.1-8b-int8-b8-32k        --batch 8 --context 32768 --kv-dtype int8"
+  "cpu-llama-3.1-8b-bf16-b8-32k-p64    --batch 8 --context 32768 --page-size 64"
+  "cpu-llama-3.1-8b-bf16-b8-32k-p256   --batch 8 --context 32768 --page-size 256"
 )
+rm -f "$out"/cpu-*.json
 for c in "${configs[@]}"; do
   read -r name args <<<"$c"
   # shellcheck disable=SC2086
   "$kvbench" attention --model llama-3.1-8b $args --out "$out/$name.json" >/dev/null
-  python3 - "$out/$name.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"{r['problem']['kv_dtype']:>5} {r['problem']['batch']} x {r['problem']['lengths']:>7}, "
-      f"{r['problem']['page_size']:>2}-token pages: "
-      f"{r['timing']['median_s'] * 1e3:7.1f} ms, {r['achieved_bytes_per_s'] / 1e9:5.2f} GB/s of "
-      f"{r['measured_bandwidth_bytes_per_s'] / 1e9:5.2f} GB/s read = "
-      f"{100 * r['bandwidth_efficiency']:.1f}% ({100 * r['paged_read']['efficiency']:.1f}% of the "
-      f"{r['paged_read']['bytes_per_s'] / 1e9:.2f} GB/s paged read), correct: {r['correctness']['pass']}")
-PY
 done
+python3 - "$out" "${configs[@]}" <<'PY'
+import json, sys
+out, names = sys.argv[1], [c.split()[0] for c in sys.argv[2:]]
+print("| KV, batch × context, pages | path | bytes per step | median | achieved | stream (same run: best / median) | efficiency | paged read | of paged read | measured / estimate |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for name in names:
+    r = json.load(open(f"{out}/{name}.json"))
+    p, bw, paged = r["problem"], r["measured_bandwidth"], r["paged_read"]
+    assert r["correctness"]["pass"], name
+    print(f"| {p['kv_dtype']}, {p['batch']} × {int(p['lengths']):,} tokens, {p['page_size']}-token pages "
+          f"| {r['cpu_kernel']['path']} | {r['bytes_moved'] / 1e9:.3f} GB | {r['timing']['median_s'] * 1e3:.1f} ms "
+          f"| {r['achieved_bytes_per_s'] / 1e9:.2f} GB/s "
+          f"| {bw['spread']['best'] / 1e9:.1f} / {bw['spread']['median'] / 1e9:.1f} GB/s "
+          f"(cross-check {bw['cross_check']['bytes_per_s'] / 1e9:.1f}) "
+          f"| {100 * r['bandwidth_efficiency']:.1f}% | {paged['bytes_per_s'] / 1e9:.1f} GB/s "
+          f"({100 * paged['bytes_per_s'] / r['measured_bandwidth_bytes_per_s']:.0f}% of the stream) "
+          f"| {100 * paged['efficiency']:.1f}% | {r['measured_over_estimate']:.2f}× |")
+r = json.load(open(f"{out}/{names[0]}.json"))
+print(f"\nMachine: {r['device']['model']}, {r['device']['threads']} threads, {r['device']['isa']}; "
+      f"stream buffer {r['measured_bandwidth']['buffer_bytes'] / 1e9:.2f} GB on {r['measured_bandwidth']['pages']}. "
+      f"Date: {r['meta']['date']}. Commit: {r['meta']['commit']}.")
+PY
 echo "cpu-check: records in $out"
