@@ -146,6 +146,31 @@ TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
               j["timing"]["median_s"].get<double>() / j["estimate_s"].get<double>(), 1e-9);
   EXPECT_TRUE(j["correctness"]["pass"]);
   EXPECT_EQ(j["problem"]["group_size"], 4);
+  // The path taken is one this CPU runs, the widest by default.
+  EXPECT_EQ(j["cpu_kernel"]["path"], cpu_kernel_name(best_cpu_kernel(KvType::kFp8E4m3)));
+  EXPECT_EQ(j["cpu_kernel"]["paths_this_cpu_runs"].back(), j["cpu_kernel"]["path"]);
+  // The stream: its spread, pages, threads, and the interleaved cross-check's ratio.
+  const nlohmann::json& bw = j["measured_bandwidth"];
+  EXPECT_EQ(bw["threads"], 2);
+  EXPECT_EQ(bw["spread"]["best"].get<double>(), j["measured_bandwidth_bytes_per_s"].get<double>());
+  EXPECT_LE(bw["spread"]["worst"].get<double>(), bw["spread"]["median"].get<double>());
+  EXPECT_LE(bw["spread"]["median"].get<double>(), bw["spread"]["best"].get<double>());
+  EXPECT_NEAR(bw["cross_check"]["stream_over_check"].get<double>(),
+              bw["spread"]["best"].get<double>() / bw["cross_check"]["bytes_per_s"].get<double>(),
+              1e-9);
+  EXPECT_NE(bw["pages"].get<std::string>().find("pages"), std::string::npos);
+}
+
+TEST(Kvbench, AForcedPathIsTheOneRecorded) {
+  int status;
+  std::string err;
+  const nlohmann::json j =
+      run_json({"attention", "--model", "llama-3.1-8b", "--context", "256", "--batch", "1",
+                "--kv-dtype", "bf16", "--threads", "1", "--cpu-kernel", "portable", "--json"},
+               status, err);
+  ASSERT_EQ(status, 0) << err;
+  EXPECT_EQ(j["cpu_kernel"]["path"], "portable");
+  EXPECT_TRUE(j["correctness"]["pass"]);
 }
 
 TEST(Kvbench, BadInputIsOneLineNamingTheFlag) {
@@ -159,6 +184,10 @@ TEST(Kvbench, BadInputIsOneLineNamingTheFlag) {
       {{"attention", "--model", "llama-3.1-8b", "--context", "1", "--lengths", "5"}, "--context"},
       {{"attention", "--model", "llama-3.1-8b", "--context", "99999999999"}, "--context"},
       {{"attention", "--model", "llama-3.1-8b", "--bogus", "1"}, "--bogus"},
+      {{"attention", "--model", "llama-3.1-8b", "--cpu-kernel", "sse9"}, "--cpu-kernel"},
+      // vdpbf16ps multiplies bf16: no CPU runs that path for fp8 KV.
+      {{"attention", "--model", "llama-3.1-8b", "--kv-dtype", "fp8", "--cpu-kernel", "avx512-bf16"},
+       "--cpu-kernel"},
       {{"benchmark"}, "command"}};
   for (const auto& [args, field] : cases) {
     int status;
