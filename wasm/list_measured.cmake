@@ -1,13 +1,29 @@
-# Writes data/measured/index.json in the staged site: the kvbench records the page can show
-# (the page cannot list a folder over plain HTTP).
+# Writes data/measured/index.json in the staged site: the kvbench records the page can show (the
+# page cannot list a folder over plain HTTP), each with its device, so the page fetches only the
+# records of the GPU the user picks (web/js/measured.js).
 file(GLOB records RELATIVE "${DIR}" "${DIR}/*.json")
 list(REMOVE_ITEM records "index.json")
 list(SORT records)
-set(items "")
+set(files "")
+set(entries "")
 foreach(r IN LISTS records)
-  if(items)
-    string(APPEND items ", ")
+  file(READ "${DIR}/${r}" record)
+  string(JSON kind ERROR_VARIABLE no_kind GET "${record}" device kind)
+  if(no_kind)
+    message(FATAL_ERROR "${r}: not a kvscope.measured/1 record (no device.kind)")
   endif()
-  string(APPEND items "\"${r}\"")
+  string(JSON catalogue_id ERROR_VARIABLE no_id GET "${record}" device catalogue_id)
+  set(entry "{\"file\": \"${r}\", \"kind\": \"${kind}\"")
+  if(NOT no_id)
+    string(APPEND entry ", \"catalogue_id\": \"${catalogue_id}\"")
+  endif()
+  string(APPEND entry "}")
+  if(files)
+    string(APPEND files ", ")
+    string(APPEND entries ",\n    ")
+  endif()
+  string(APPEND files "\"${r}\"")
+  string(APPEND entries "${entry}")
 endforeach()
-file(WRITE "${DIR}/index.json" "{\"schema\": \"kvscope.measured-index/1\", \"files\": [${items}]}\n")
+file(WRITE "${DIR}/index.json"
+  "{\"schema\": \"kvscope.measured-index/1\", \"files\": [${files}],\n  \"records\": [\n    ${entries}]}\n")

@@ -336,8 +336,11 @@ test('measured decode attention: only the chosen GPU\'s records, "not measured y
     assert.ok(r.meta.commit && r.meta.date && r.meta.command.startsWith('kvbench attention'), 'provenance');
     assert.ok(r.correctness.pass);
   }
-  const { page, problems } = await open(browser, `${server.base}/index.html#gpu=h100-sxm-80gb`);
+  const fetched = [];
+  const { page, problems } = await open(browser, `${server.base}/index.html#gpu=h100-sxm-80gb`,
+    { before: (p) => p.on('request', (r) => { if (r.url().includes('/data/measured/')) fetched.push(new URL(r.url()).pathname); }) });
   await page.waitForSelector('body[data-measured]', { state: 'attached' });
+  assert.deepEqual(fetched, ['/data/measured/index.json'], 'the index names each record\'s device: no CPU record is fetched for a GPU');
   assert.equal(await page.getAttribute('#measured-details', 'open'), null, 'collapsed by default');
   assert.equal(await page.textContent('#measured-summary'), 'not measured yet on NVIDIA H100 SXM5 80GB');
   await page.click('#measured-details summary');

@@ -7,7 +7,7 @@ import { makeFormat } from './format.js';
 import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
 import { cliCommand } from './commands.js';
 import { drawMeasured, drawSweeps, resetCharts } from './charts.js';
-import { efficiencyOf, loadMeasured, recordsFor } from './measured.js';
+import { efficiencyOf, measuredFor } from './measured.js';
 import { measuredSummary, measuredView } from './views/measured.js';
 import { verdictView } from './views/verdict.js';
 import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
@@ -149,19 +149,35 @@ function announceWhenResting() {
   }, 600);
 }
 
-// Measured records of the chosen GPU (none for a custom card) and the calibrated estimate.
+// Measured records of the chosen GPU (none for a custom card) and the calibrated estimate; a
+// GPU's records are fetched the first time it is chosen (after the first answer).
 function renderMeasured() {
-  if (!page.measuredRecords || !page.last) return;
+  if (!page.measured || !page.last) return;
+  if (page.measured.gpu !== page.state.gpu) {
+    fetchMeasured();
+    return;
+  }
   const plan = page.last.plan;
-  const records = recordsFor(page.measuredRecords, page.state.gpu);
+  const { records, elsewhere } = page.measured;
   const calibration = { efficiency: efficiencyOf(records), device: records[0]?.device.name ?? '',
     decode_s: plan.roofline.available ? plan.roofline.decode.time_s : null };
-  const elsewhere = page.measuredRecords.length - records.length;
   $('measured-summary').textContent = measuredSummary(records, plan.gpu.name);
   showChanged($('measured-panel'), [records.length, elsewhere, plan.gpu.name, calibration], () =>
     measuredView(records, plan.gpu.name, elsewhere, calibration));
   $('chart-measured').hidden = records.length === 0;
   if (records.length) drawMeasured(records);
+}
+
+function fetchMeasured() {
+  const gpu = page.state.gpu;
+  if (page.measuredFetching === gpu) return;
+  page.measuredFetching = gpu;
+  measuredFor(gpu).then((m) => {
+    if (page.state.gpu !== gpu) return;  // another GPU was chosen meanwhile: its own fetch renders
+    page.measured = { gpu, ...m };
+    renderMeasured();
+    document.body.dataset.measured = String(m.records.length);
+  });
 }
 
 // An internal failure drops the instance; a fresh one answers the next change.
@@ -231,7 +247,7 @@ async function main() {
     fillModels();
     update({ pushHash: false });  // and the charts
     document.body.dataset.ready = 'true';
-    loadMeasured().then((records) => { page.measuredRecords = records; renderMeasured(); document.body.dataset.measured = String(records.length); });
+    fetchMeasured();
   }, 0);
 }
 
