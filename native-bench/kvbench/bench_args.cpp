@@ -20,7 +20,8 @@ const char* const kUsage =
     "  core's estimate. Prints a summary (the kvscope.measured/1 JSON with --json); --out FILE\n"
     "  writes the JSON. T: fp32 fp16 bf16 fp8 int8 (default: the model's dtype). DIST: 4096,\n"
     "  uniform:512-8192 or lognormal:mean=2000,p99=16000. PATH: portable avx2 avx512\n"
-    "  avx512-bf16 (default: the widest this CPU runs for T). Units: decimal GB.\n";
+    "  avx512-bf16 (bf16) avx512-vnni (int8) (default: the widest this CPU runs for T).\n"
+    "  Units: decimal GB.\n";
 
 namespace {
 
@@ -124,7 +125,8 @@ std::optional<Usage> parse_bench_args(const std::vector<std::string>& args, Benc
   if (flags.count("--cpu-kernel")) {
     out.cpu_kernel = parse_cpu_kernel(flags["--cpu-kernel"]);
     if (!out.cpu_kernel)
-      return Usage{"--cpu-kernel", "expected portable, avx2, avx512 or avx512-bf16, got " +
+      return Usage{"--cpu-kernel",
+                   "expected portable, avx2, avx512, avx512-bf16 or avx512-vnni, got " +
                                        kvscope::quote_user_text(flags["--cpu-kernel"])};
     if (out.device != "cpu") return Usage{"--cpu-kernel", "applies to --device cpu only"};
   }

@@ -11,7 +11,7 @@ namespace kvbench {
 namespace {
 
 struct CpuFeatures {
-  bool avx2 = false, avx512 = false, avx512_bf16 = false;
+  bool avx2 = false, avx512 = false, avx512_bf16 = false, avx512_vnni = false;
 };
 
 CpuFeatures detect() {
@@ -31,6 +31,7 @@ CpuFeatures detect() {
   const bool avx512f = b & (1u << 16), avx512dq = b & (1u << 17), avx512bw = b & (1u << 30),
              avx512vl = b & (1u << 31);
   f.avx512 = f.avx2 && zmm_state && avx512f && avx512dq && avx512bw && avx512vl;
+  f.avx512_vnni = f.avx512 && (c & (1u << 11));
   if (f.avx512 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512_bf16 = a & (1u << 5);
 #endif
   return f;
@@ -53,13 +54,15 @@ const char* cpu_kernel_name(CpuKernel k) {
       return "avx512";
     case CpuKernel::kAvx512Bf16:
       return "avx512-bf16";
+    case CpuKernel::kAvx512Vnni:
+      return "avx512-vnni";
   }
   return "?";
 }
 
 std::optional<CpuKernel> parse_cpu_kernel(const std::string& name) {
   for (CpuKernel k : {CpuKernel::kPortable, CpuKernel::kAvx2, CpuKernel::kAvx512,
-                      CpuKernel::kAvx512Bf16}) {
+                      CpuKernel::kAvx512Bf16, CpuKernel::kAvx512Vnni}) {
     if (name == cpu_kernel_name(k)) return k;
   }
   return std::nullopt;
@@ -78,6 +81,9 @@ std::string cpu_kernel_description(CpuKernel k, KvType type) {
     case CpuKernel::kAvx512Bf16:
       return "AVX-512 + AVX512_BF16: K scored by vdpbf16ps (32 bf16 products per instruction, "
              "fp32 sums), V widened as even and odd halves into fp32 FMAs";
+    case CpuKernel::kAvx512Vnni:
+      return "AVX-512 + AVX512_VNNI: K widened to int16 and scored by vpdpwssd (32 products per "
+             "instruction, exact int32 sums) against the query in int16, V by sixteen-lane fp32 FMAs";
   }
   return "?";
 }
@@ -87,6 +93,7 @@ std::vector<CpuKernel> supported_cpu_kernels(KvType type) {
   if (features().avx2) out.push_back(CpuKernel::kAvx2);
   if (features().avx512) out.push_back(CpuKernel::kAvx512);
   if (features().avx512_bf16 && type == KvType::kBf16) out.push_back(CpuKernel::kAvx512Bf16);
+  if (features().avx512_vnni && type == KvType::kInt8) out.push_back(CpuKernel::kAvx512Vnni);
   return out;
 }
 
@@ -99,6 +106,7 @@ std::string cpu_features() {
 #endif
   if (features().avx2) out += " avx2 fma f16c";
   if (features().avx512) out += " avx512f avx512bw avx512vl avx512dq";
+  if (features().avx512_vnni) out += " avx512_vnni";
   if (features().avx512_bf16) out += " avx512_bf16";
   return out + " (detected at run time)";
 }

@@ -16,9 +16,11 @@ enum class CpuKernel {
   kAvx2,        // AVX2 + FMA + F16C: eight fp32 lanes
   kAvx512,      // AVX-512 F/BW/VL/DQ: sixteen fp32 lanes
   kAvx512Bf16,  // AVX-512 + AVX512_BF16: bf16 K dot products by vdpbf16ps (bf16 KV only)
+  kAvx512Vnni,  // AVX-512 + AVX512_VNNI: int8 K dot products by vpdpwssd (int8 KV only)
 };
 
-const char* cpu_kernel_name(CpuKernel k);  // "portable", "avx2", "avx512", "avx512-bf16"
+// "portable", "avx2", "avx512", "avx512-bf16", "avx512-vnni"
+const char* cpu_kernel_name(CpuKernel k);
 std::optional<CpuKernel> parse_cpu_kernel(const std::string& name);
 
 // What the path does differently, for the record: "sixteen fp32 lanes (AVX-512) ...".

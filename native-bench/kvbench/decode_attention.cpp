@@ -28,6 +28,8 @@ RunUnits path_entry(CpuKernel kernel) {
       return run_units_avx512;
     case CpuKernel::kAvx512Bf16:
       return run_units_avx512_bf16;
+    case CpuKernel::kAvx512Vnni:
+      return run_units_avx512_vnni;
   }
   return run_units_portable;
 }

@@ -200,17 +200,24 @@ struct RowCursor {
 };
 
 // Per-thread scratch: the group's scaled queries and a tile's scores; for a lanes type with a
-// bf16 tile (S::kBf16Pairs), the queries in bf16, its accumulators and a row of zeros.
+// bf16 tile (S::kBf16Pairs), the queries in bf16, its accumulators and a row of zeros; for int8
+// dot products (S::kInt8Dot), the queries in int16 and their scales.
 struct Scratch {
   std::vector<float> q, scores, correction;
   std::vector<uint16_t> q_hi, q_lo;
   std::vector<float> acc_pairs;
   std::vector<uint8_t> zero_row;
+  std::vector<int16_t> q16;  // int8 dot products (S::kInt8Dot): the queries in int16, their scales
+  std::vector<float> q16_scale;
 };
 
 // Whether S scores and accumulates T with its own bf16 tile instead of the generic blocks.
 template <class S, KvType T>
 constexpr bool kPairTile = S::kBf16Pairs && T == KvType::kBf16;
+
+// Whether S scores T by int8 dot products instead of the generic blocks.
+template <class S, KvType T>
+constexpr bool kInt8Tile = S::kInt8Dot && T == KvType::kInt8;
 
 // Calls f(std::integral_constant<uint32_t, HB>, h) over the g heads of a group in blocks of four,
 // then two, then one.
@@ -237,6 +244,9 @@ void run_unit(const PagedKv& kv, const WorkUnit& unit, Partial& part, Scratch& s
     std::fill(scratch.acc_pairs.begin(), scratch.acc_pairs.end(), 0.0f);
   } else {
     for (uint64_t i = 0; i < uint64_t{g} * d; ++i) q[i] = q_in[i] * q_scale;
+  }
+  if constexpr (kInt8Tile<S, T>) {
+    S::prepare_queries(q, g, d, scratch.q16.data(), scratch.q16_scale.data());
   }
   float* scores = scratch.scores.data();
   float* correction = scratch.correction.data();
@@ -282,6 +292,10 @@ void run_unit(const PagedKv& kv, const WorkUnit& unit, Partial& part, Scratch& s
         } else {
           S::template score_heads<HB, false>(hi, lo, k_rows, n, d, q_scale, scratch.zero_row.data(), sh, next);
         }
+      } else if constexpr (kInt8Tile<S, T>) {
+        const uint64_t at = uint64_t{h} * S::padded(d);
+        S::template score_heads<HB>(scratch.q16.data() + at, scratch.q16_scale.data() + h, k_rows,
+                                    n, d, scratch.zero_row.data(), sh, next);
       } else {
         score_heads<S, T, HB>(q + uint64_t{h} * d, k_rows, n, d, sh, next);
       }
@@ -322,6 +336,12 @@ void run_units(UnitQueue& queue) {
     scratch.q_lo.resize(padded);
     scratch.acc_pairs.resize(padded);
     scratch.zero_row.assign(2 * padded / g, 0);
+  }
+  if constexpr (S::kInt8Dot) {
+    const uint64_t padded = uint64_t{g} * S::padded(s.head_dim);
+    scratch.q16.resize(padded);
+    scratch.q16_scale.resize(g);
+    scratch.zero_row.assign(padded / g, 0);
   }
   auto unit_kernel = [&]() -> void (*)(const PagedKv&, const WorkUnit&, Partial&, Scratch&) {
     switch (s.kv_type) {

@@ -30,10 +30,12 @@ struct UnitQueue {
 };
 
 // Each runs units from the queue until it is empty; built with its instruction set's target
-// (kernel_portable.cpp, kernel_avx2.cpp, kernel_avx512.cpp, kernel_avx512_bf16.cpp).
+// (kernel_portable.cpp, kernel_avx2.cpp, kernel_avx512.cpp, kernel_avx512_bf16.cpp,
+// kernel_avx512_vnni.cpp).
 void run_units_portable(UnitQueue& queue);
 void run_units_avx2(UnitQueue& queue);
 void run_units_avx512(UnitQueue& queue);
 void run_units_avx512_bf16(UnitQueue& queue);
+void run_units_avx512_vnni(UnitQueue& queue);
 
 }  // namespace kvbench

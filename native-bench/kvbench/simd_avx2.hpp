@@ -17,6 +17,7 @@ struct Avx2Lanes {
   static constexpr uint32_t kWidth = 8;
   static constexpr uint32_t kAccumulators = 8;  // of 16 ymm registers: FMA latency x throughput
   static constexpr bool kBf16Pairs = false;  // no bf16-only tile (simd_avx512_bf16.hpp)
+  static constexpr bool kInt8Dot = false;    // no int8 dot products (simd_avx512_vnni.hpp)
 
   static V zero() { return _mm256_setzero_ps(); }
   static V splat(float x) { return _mm256_set1_ps(x); }

@@ -42,8 +42,8 @@ struct Avx512Bf16Lanes : Avx512Lanes {
     return split;
   }
 
-  // scores[h * kTile + t] = scale * q_h . k_t for HB heads and the tile's n tokens, 16 / HB
-  // tokens per block (a missing token reads `zero_row` and its score is dropped).
+  // scores[h * kTile + t] = scale * q_h . k_t for HB heads and the tile's n tokens (the frame:
+  // Avx512Lanes::score_blocks).
   template <uint32_t HB, bool kSplit>
   static void score_heads(const uint16_t* q_hi, const uint16_t* q_lo, const uint8_t* const* k_rows,
                           uint32_t n, uint32_t d, float scale, const uint8_t* zero_row,
@@ -51,12 +51,8 @@ struct Avx512Bf16Lanes : Avx512Lanes {
     constexpr uint32_t TB = 16 / HB;
     const uint32_t dp = padded(d);
     const __mmask32 tail = d % kChunk ? (1u << (d % kChunk)) - 1 : ~0u;
-    for (uint32_t t0 = 0; t0 < n; t0 += TB) {
-      next.prefetch(t0, t0 + TB);
-      const uint8_t* rows[TB];
-      for (uint32_t t = 0; t < TB; ++t) rows[t] = t0 + t < n ? k_rows[t0 + t] : zero_row;
-      __m512 acc[16];  // [h * TB + t]
-      for (__m512& a : acc) a = _mm512_setzero_ps();
+    score_blocks<HB>(k_rows, n, zero_row, scale, scores, next, [&](const uint8_t* const* rows, __m512* acc) {
+      for (uint32_t j = 0; j < 16; ++j) acc[j] = _mm512_setzero_ps();
       for (uint32_t i = 0; i < dp; i += kChunk) {
         const __mmask32 mask = i + kChunk <= d ? ~0u : tail;
         __m512i k[TB];
@@ -72,13 +68,7 @@ struct Avx512Bf16Lanes : Avx512Lanes {
           }
         }
       }
-      alignas(64) float sums[16];
-      _mm512_store_ps(sums, _mm512_mul_ps(reduce16(acc), _mm512_set1_ps(scale)));
-      const uint32_t count = n - t0 < TB ? n - t0 : TB;
-      for (uint32_t h = 0; h < HB; ++h)
-        std::memcpy(scores + uint64_t{h} * kTile + t0, sums + h * TB, count * sizeof(float));
-    }
-    next.prefetch(n, kTile);
+    });
   }
 
   // acc (paired layout, unpair() below) = acc * correction[h] + sum over the tile's n tokens of
@@ -122,30 +112,6 @@ struct Avx512Bf16Lanes : Avx512Lanes {
     float x;
     std::memcpy(&x, &bits, 4);
     return x;
-  }
-
-  // One vector of the sixteen accumulators' horizontal sums, lane j = sum of acc[j]: halves,
-  // quarters, then a 4 x 4 transpose within the 128-bit lanes (45 operations for 16 sums).
-  static __m512 reduce16(const __m512 (&acc)[16]) {
-    __m512 r1[8], r2[4], r3[2];
-    // The tree's last step leaves lane 4k + m holding input 4m + k: feed it transposed.
-    auto in = [&](uint32_t j) { return acc[4 * (j % 4) + j / 4]; };
-    for (uint32_t i = 0; i < 8; ++i) {
-      const __m512 x = in(2 * i), y = in(2 * i + 1);
-      r1[i] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(1, 0, 1, 0)),
-                            _mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
-    }
-    for (uint32_t i = 0; i < 4; ++i) {
-      const __m512 x = r1[2 * i], y = r1[2 * i + 1];
-      r2[i] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(2, 0, 2, 0)),
-                            _mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(3, 1, 3, 1)));
-    }
-    for (uint32_t i = 0; i < 2; ++i) {
-      const __m512 x = r2[2 * i], y = r2[2 * i + 1];
-      r3[i] = _mm512_add_ps(_mm512_unpacklo_ps(x, y), _mm512_unpackhi_ps(x, y));
-    }
-    return _mm512_add_ps(_mm512_shuffle_ps(r3[0], r3[1], _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_ps(r3[0], r3[1], _MM_SHUFFLE(3, 2, 3, 2)));
   }
 
   template <uint32_t HB, uint32_t CB>

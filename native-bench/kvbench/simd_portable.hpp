@@ -20,6 +20,7 @@ struct PortableLanes {
   static constexpr uint32_t kWidth = 8;
   static constexpr uint32_t kAccumulators = 8;  // independent sums per block
   static constexpr bool kBf16Pairs = false;  // no bf16-only tile (simd_avx512_bf16.hpp)
+  static constexpr bool kInt8Dot = false;    // no int8 dot products (simd_avx512_vnni.hpp)
 
   static V zero() { return V{}; }
   static V splat(float x) {

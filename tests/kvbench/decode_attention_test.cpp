@@ -1,6 +1,6 @@
 // The CPU decode-attention kernel against the fp64 reference over dtypes, GQA group sizes, page
 // sizes, ragged lengths and chunk splits, on every code path this CPU runs (portable, AVX2,
-// AVX-512, AVX512_BF16); and kvbench's kvscope.measured/1 record.
+// AVX-512, AVX512_BF16, AVX512_VNNI); and kvbench's kvscope.measured/1 record.
 #include "decode_attention.hpp"
 
 #include <gtest/gtest.h>
@@ -64,7 +64,11 @@ INSTANTIATE_TEST_SUITE_P(
         // bf16 tiles (AVX512_BF16): MHA, g = 2, g = 8 with d = 80 (a 16-value tail), page size 1.
         Case{KvType::kBf16, 8, 8, 64, 16, {300, 17}, 2, 0},
         Case{KvType::kBf16, 4, 2, 128, 1, {77}, 1, 0},
-        Case{KvType::kBf16, 16, 2, 80, 16, {1000, 5}, 2, 256}),
+        Case{KvType::kBf16, 16, 2, 80, 16, {1000, 5}, 2, 256},
+        // int8 tiles (AVX512_VNNI): Llama's shape, MHA with d = 80 (a 16-value tail), g = 8.
+        Case{KvType::kInt8, 32, 8, 128, 16, {2000, 3}, 2, 0},
+        Case{KvType::kInt8, 4, 4, 80, 16, {300}, 1, 0},
+        Case{KvType::kInt8, 16, 2, 256, 8, {77, 130}, 2, 64}),
     [](const ::testing::TestParamInfo<Case>& info) { return "case" + std::to_string(info.index); });
 
 TEST(KernelMatchesReference, PeakySoftmaxAndShuffledPlacementGiveTheSameResult) {
@@ -90,6 +94,8 @@ TEST(CpuKernels, ThePortablePathIsAlwaysThereAndTheBestIsTheWidest) {
     EXPECT_EQ(best_cpu_kernel(type), paths.back());
     // vdpbf16ps multiplies bf16 pairs: only bf16 KV has that path.
     if (type != KvType::kBf16) EXPECT_NE(paths.back(), CpuKernel::kAvx512Bf16);
+    // vpdpbusd multiplies int8: only int8 KV has that path.
+    if (type != KvType::kInt8) EXPECT_NE(paths.back(), CpuKernel::kAvx512Vnni);
     for (CpuKernel k : paths) EXPECT_EQ(parse_cpu_kernel(cpu_kernel_name(k)), k);
   }
   EXPECT_EQ(parse_cpu_kernel("sse9"), std::nullopt);
