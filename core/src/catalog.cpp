@@ -112,7 +112,7 @@ const std::vector<GpuEntry>& gpu_catalog() {
     if (!doc.is_object() || !doc.contains("gpus")) return out;
     for (const json& g : doc["gpus"]) {
       out.push_back(GpuEntry{text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"),
-                             text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
+                             text_of(g, "device_class"), text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
                              text_of(g, "memory_bytes_source"),
                              count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
                              rate_of(g, "fp8_dense_flops"), text_of(g, "source"),

@@ -21,14 +21,43 @@ void write_step(JsonWriter& w, const StepEstimate& e, uint64_t sequences) {
     w.field("experts_read_per_moe_layer", e.experts_read_per_moe_layer);
 }
 
-void write_roofline(JsonWriter& w, const PlanRoofline& r) {
+// Opens an object with "available"; an unavailable one gets its "reason" and is closed (false).
+bool begin_if_available(JsonWriter& w, bool available, const std::string& reason) {
   w.begin_object();
-  w.field("available", r.available);
-  if (!r.available) {
-    w.field("reason", r.reason);
-    w.end_object();
-    return;
-  }
+  w.field("available", available);
+  if (available) return true;
+  w.field("reason", reason);
+  w.end_object();
+  return false;
+}
+
+void write_calibrated(JsonWriter& w, const PlanRoofline& r) {
+  const CalibratedDecode& c = r.calibrated;
+  if (!begin_if_available(w, c.available, c.reason)) return;
+  w.field("method", "the KV cache read at the efficiency of the nearest published decode-attention "
+                    "measurement on this GPU class; weights at the datasheet bandwidth");
+  w.field("kv_bandwidth_efficiency", c.anchor.efficiency());
+  w.field("memory_time_s", c.memory_time_s);
+  w.field("time_s", c.time_s);
+  w.field("tokens_per_s", c.time_s > 0 ? static_cast<double>(r.batch) / c.time_s : 0.0);
+  w.field("tokens_per_s_per_sequence", c.time_s > 0 ? 1.0 / c.time_s : 0.0);
+  w.key("measurement").begin_object();
+  w.field("device_class", c.anchor.device_class);
+  w.field("measured_on", c.anchor.measured_on);
+  w.field("kernel", c.anchor.kernel);
+  w.field("kv_dtype", c.anchor.kv_dtype);
+  w.field("batch", c.anchor.batch);
+  w.field("context_tokens", c.anchor.context);
+  w.field("achieved_bytes_per_s", c.anchor.achieved_bytes_per_s);
+  w.field("datasheet_bytes_per_s", c.anchor.datasheet_bytes_per_s);
+  w.field("source", c.anchor.source);
+  w.field("kind", "cited (published by others, not measured by kvscope)");
+  w.end_object();
+  w.end_object();
+}
+
+void write_roofline(JsonWriter& w, const PlanRoofline& r) {
+  if (!begin_if_available(w, r.available, r.reason)) return;
   w.field("note", r.reason.empty() ? "estimates from datasheet peaks, not measurements" : r.reason);
   w.field("bandwidth_bytes_per_s", r.peaks.bandwidth_bytes_per_s);
   w.field("peak_flops", r.peaks.flops);
@@ -41,6 +70,8 @@ void write_roofline(JsonWriter& w, const PlanRoofline& r) {
   w.field("context_tokens", r.context_tokens);
   w.field("tokens_per_s_per_sequence", r.decode.time_s > 0 ? 1.0 / r.decode.time_s : 0.0);
   w.end_object();
+  w.key("decode_calibrated");
+  write_calibrated(w, r);
   w.key("prefill").begin_object();
   write_step(w, r.prefill, r.prompt_tokens);  // tokens/s of prompt processed
   w.field("prompt_tokens", r.prompt_tokens);

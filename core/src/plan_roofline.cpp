@@ -1,5 +1,6 @@
 // What a plan estimates beyond capacity: decode and prefill rooflines summed over the pipeline's
 // stages, and the concurrency a workload's length distributions sustain in the tightest pool.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -29,6 +30,28 @@ Result<StepEstimate> sum_stages(const std::vector<GpuLoad>& loads, Step&& step) 
   }
   total.bound = total.compute_time_s > total.memory_time_s ? "compute" : "memory";
   return Result<StepEstimate>::success(total);
+}
+
+// The decode step with its KV bytes read at the nearest published kernel's efficiency.
+CalibratedDecode calibrate_decode(const std::string& gpu_id, const PlanRoofline& r,
+                                  const Dtype& kv) {
+  CalibratedDecode out;
+  const Result<GpuEntry> gpu = find_gpu(gpu_id);
+  const DecodeEfficiencyAnchor* anchor =
+      gpu.ok ? nearest_decode_anchor(gpu.value, kv, r.batch, r.context_tokens) : nullptr;
+  if (anchor == nullptr) {
+    out.reason = gpu.ok ? "no published decode-attention measurement on a " +
+                              gpu.value.device_class + " GPU in the catalogue"
+                        : "a custom GPU has no published decode-attention measurement";
+    return out;
+  }
+  const double bandwidth = r.peaks.bandwidth_bytes_per_s;
+  out.available = true;
+  out.anchor = *anchor;
+  out.memory_time_s =
+      r.decode.weight_bytes / bandwidth + r.decode.kv_bytes / (bandwidth * anchor->efficiency());
+  out.time_s = std::max(out.memory_time_s, r.decode.compute_time_s);
+  return out;
 }
 
 }  // namespace
@@ -99,6 +122,7 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
     if (!capped.ok) return RR::failure(capped.error);
     out.decode_at_kv_cap = capped.value;
   }
+  out.calibrated = calibrate_decode(r.gpu_id, out, kv);
   out.available = true;
   return RR::success(out);
 }

@@ -221,6 +221,19 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
         << "):\n";
     step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
+    if (const CalibratedDecode& c = rf.calibrated; c.available) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "  calibrated         %.3f ms, %.1f tokens/s: the KV read at %.0f%% of the "
+                    "datasheet bandwidth, as %s reached on %s (%s, batch %llu x %s tokens)\n",
+                    c.time_s * 1e3, c.time_s > 0 ? static_cast<double>(rf.batch) / c.time_s : 0.0,
+                    100 * c.anchor.efficiency(), c.anchor.kernel.c_str(),
+                    c.anchor.measured_on.c_str(), c.anchor.kv_dtype.c_str(),
+                    static_cast<unsigned long long>(c.anchor.batch),
+                    with_commas(c.anchor.context).c_str());
+      out << line << "                     (cited, not measured by kvscope: " << c.anchor.source
+          << ")\n";
+    }
     if (rf.replicas > 1)
       out << "  (per replica: " << rf.replicas << " replicas share " << with_commas(p.estimate.workload.batch) << " sequences)\n";
     if (rf.batch > rf.kv_capped_batch)

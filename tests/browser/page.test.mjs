@@ -345,6 +345,12 @@ test('measured decode attention: only the chosen GPU\'s records, "not measured y
   assert.equal(await page.textContent('#measured-summary'), 'not measured yet on NVIDIA H100 SXM5 80GB');
   await page.click('#measured-details summary');
   assert.match(await page.textContent('#measured-none'), /^Not measured yet on NVIDIA H100 SXM5 80GB: the figures above are estimates\. To measure, run native-bench\/gpu-check\.sh/);
+  // The decode step three ways: the roofline, calibrated by the nearest cited measurement of the
+  // H100's class (the CLI's figure), and "not measured" by kvbench.
+  const cal = cliPlan({ ...DEFAULTS, gpu: 'h100-sxm-80gb' }).roofline.decode_calibrated;
+  assert.ok(cal.available, 'Hopper has a published decode measurement');
+  assert.equal(Number(await page.getAttribute('#decode-calibrated', 'data-time')), cal.time_s);
+  assert.match(await page.textContent('#measured-sides'), new RegExp(`calibrated by a published measurement \\(${cal.measurement.measured_on}, ${Math.round(cal.kv_bandwidth_efficiency * 100)}% of the datasheet bandwidth; cited, not measured by kvscope\\); not measured by kvbench on NVIDIA H100 SXM5 80GB\\.$`));
   assert.equal(await page.locator('#measured-table').count(), 0, 'no rows of other devices (this project\'s CPUs)');
   assert.equal(await page.isHidden('#chart-measured'), true);
   const order = await page.evaluate(() => [...document.querySelectorAll('.results > section')].map((x) => x.getAttribute('aria-labelledby')));

@@ -160,7 +160,8 @@ function renderMeasured() {
   const plan = page.last.plan;
   const { records, elsewhere } = page.measured;
   const calibration = { efficiency: efficiencyOf(records), device: records[0]?.device.name ?? '',
-    decode_s: plan.roofline.available ? plan.roofline.decode.time_s : null };
+    decode_s: plan.roofline.available ? plan.roofline.decode.time_s : null,
+    cited: plan.roofline.available ? plan.roofline.decode_calibrated : null };
   $('measured-summary').textContent = measuredSummary(records, plan.gpu.name);
   showChanged($('measured-panel'), [records.length, elsewhere, plan.gpu.name, calibration], () =>
     measuredView(records, plan.gpu.name, elsewhere, calibration));

@@ -378,6 +378,24 @@ export interface EstimateReport {
   assumptions: string[];
 }
 
+/** Unavailable (no published measurement for the GPU's class): only `reason`. */
+export interface CalibratedDecode {
+  available: boolean;
+  reason?: string;
+  method?: string;
+  /** achieved / datasheet bandwidth of the measurement */
+  kv_bandwidth_efficiency?: number;
+  memory_time_s?: number;
+  time_s?: number;
+  tokens_per_s?: number;
+  tokens_per_s_per_sequence?: number;
+  measurement?: {
+    device_class: string; measured_on: string; kernel: string; kv_dtype: string;
+    batch: number; context_tokens: Tokens; achieved_bytes_per_s: number;
+    datasheet_bytes_per_s: number; source: string; kind: string;
+  };
+}
+
 export interface StepEstimate {
   weight_bytes_read: Bytes;
   kv_bytes: Bytes;
@@ -534,6 +552,8 @@ export interface PlanReport extends EstimateReport {
     peak_flops?: number;
     peak_dtype?: string;
     decode?: StepEstimate;
+    /** The decode step with the KV read at the efficiency of the nearest published kernel measurement on this GPU class (cited, not measured by kvscope). */
+    decode_calibrated?: CalibratedDecode;
     prefill?: StepEstimate;
     kv_capped_batch?: number;
     decode_at_kv_capped_batch?: StepEstimate;
@@ -607,6 +627,8 @@ export interface GpuCatalogue {
     memory_marketed: string;
     memory_bytes: Bytes;
     memory_bytes_source: string;
+    /** architecture and memory ("hopper-hbm"): which published decode measurements apply */
+    device_class: string;
     bandwidth_bytes_per_s: number;
     bf16_dense_flops: number;
     fp8_dense_flops: number;

@@ -29,6 +29,7 @@ struct GpuEntry {
   std::string id;  // "h100-sxm-80gb"
   std::string name;
   std::string vendor;
+  std::string device_class;     // architecture and memory: "hopper-hbm", "ada-gddr", ...
   std::string memory_marketed;  // "80 GB HBM3"
   uint64_t memory_bytes = 0;    // total as the device reports it
   std::string memory_bytes_source;

@@ -12,6 +12,7 @@
 #include "kvscope/config_import.hpp"
 #include "kvscope/context_limit.hpp"
 #include "kvscope/estimate.hpp"
+#include "kvscope/decode_calibration.hpp"
 #include "kvscope/roofline.hpp"
 #include "kvscope/weights.hpp"
 #include "kvscope/workload.hpp"
@@ -99,6 +100,16 @@ struct PlanInput {
 };
 
 // Decode and prefill roofline for the plan's GPU (per replica: pipeline stages add up).
+// The decode step with the KV cache read at the efficiency a published decode-attention kernel
+// reached on this GPU's class (decode_calibration.hpp); the weights keep the datasheet bandwidth.
+struct CalibratedDecode {
+  bool available = false;
+  std::string reason;  // why not: no measurement of this device class
+  DecodeEfficiencyAnchor anchor;
+  double memory_time_s = 0;  // weights / bandwidth + KV / (bandwidth x efficiency)
+  double time_s = 0;         // the larger of that and the compute time
+};
+
 struct PlanRoofline {
   bool available = false;
   std::string reason;  // why not, or what is missing
@@ -111,6 +122,7 @@ struct PlanRoofline {
   StepEstimate prefill;
   uint64_t kv_capped_batch = 0;  // the most sequences of context_tokens the KV pool holds
   StepEstimate decode_at_kv_cap;
+  CalibratedDecode calibrated;  // decode at a measured kernel's efficiency, when one is published
 };
 
 // What one device holds when llama.cpp splits layers over devices (-sm layer).

@@ -119,10 +119,15 @@ export function rooflineView(r) {
     !rf.decode.batch_fits_kv_pool ? `The KV pool holds ${commas(rf.kv_capped_batch)} of these sequences, not ${commas(rf.decode.batch)}: the first step is one the engine cannot run.` : null,
     r.starts === false ? 'The engine does not start: these are what the card would do if it did.' : null,
   ].filter(Boolean);
+  const cal = rf.decode_calibrated;
   return h('div', { id: 'roofline' },
     caveats.length ? h('p', { class: 'warn', id: 'roofline-caveat' }, caveats.join(' ')) : null,
     h('dl', { class: 'figures' },
       step('decode', `Decode step, batch ${commas(rf.decode.batch)} at ${commas(rf.decode.context_tokens)} tokens`, rf.decode),
+      cal?.available ? [h('dt', {}, 'Decode step, calibrated'),
+        h('dd', { id: 'decode-calibrated', 'data-value': cal.tokens_per_s, 'data-time': cal.time_s },
+          `${seconds(cal.time_s)}, ${rate(cal.tokens_per_s)} tokens/s, the KV read at ${(cal.kv_bandwidth_efficiency * 100).toFixed(0)}% of the datasheet bandwidth `,
+          h('span', { class: 'muted' }, `as ${cal.measurement.kernel} reached on ${cal.measurement.measured_on} (${cal.measurement.kv_dtype}, batch ${commas(cal.measurement.batch)} × ${commas(cal.measurement.context_tokens)} tokens; cited, not measured by kvscope: ${cal.measurement.source})`))] : null,
       capped ? step('decode-capped', `Decode at the KV cap (batch ${commas(capped.batch)})`, capped) : null,
       step('prefill', `Prefill of ${commas(rf.prefill.prompt_tokens)} tokens`, rf.prefill)),
     h('p', { class: 'muted' }, `${rf.note}: ${(rf.bandwidth_bytes_per_s / 1e12).toFixed(2)} TB/s, ${(rf.peak_flops / 1e12).toFixed(0)} TFLOP/s ${rf.peak_dtype}.`));

@@ -12,16 +12,25 @@ export function measuredSummary(records, gpuName) {
 /**
  * @param {any[]} records those of the GPU the user picked @param {string} gpuName
  * @param {number} elsewhere records of other devices the site publishes
- * @param {{efficiency: number|null, device: string, decode_s: number|null}} calibration
+ * @param {{efficiency: number|null, device: string, decode_s: number|null,
+ *   cited: import('../kvscope').CalibratedDecode|null}} calibration
  */
 export function measuredView(records, gpuName, elsewhere, calibration) {
+  // The plan's decode step three ways: the datasheet roofline, calibrated by a cited measurement
+  // of this GPU's class, and kvbench's own (the table below, when there is one).
+  const cited = calibration.cited;
+  const sides = calibration.decode_s ? h('p', { id: 'measured-sides' },
+    `This plan's decode step: ${seconds(calibration.decode_s)} on the datasheet roofline; `,
+    cited?.available ? `${seconds(cited.time_s)} calibrated by a published measurement (${cited.measurement.measured_on}, ${(cited.kv_bandwidth_efficiency * 100).toFixed(0)}% of the datasheet bandwidth; cited, not measured by kvscope); `
+      : `no calibration (${cited?.reason ?? 'no roofline'}); `,
+    records.length ? 'measured by kvbench: the table below.' : `not measured by kvbench on ${gpuName}.`) : null;
   if (!records.length) {
-    return h('div', { id: 'measured' }, h('p', { id: 'measured-none' },
+    return h('div', { id: 'measured' }, sides, h('p', { id: 'measured-none' },
       `Not measured yet on ${gpuName}: the figures above are estimates. `,
       `To measure, run native-bench/gpu-check.sh OUT_DIR on that GPU and add its kvscope.measured/1 records to web/data/measured/ (each carries its machine, date, command and commit).`,
       elsewhere ? ` The site publishes ${commas(elsewhere)} record${elsewhere === 1 ? '' : 's'} of other devices; they say nothing about this one.` : ''));
   }
-  return h('div', { id: 'measured' },
+  return h('div', { id: 'measured' }, sides,
     calibration.efficiency && calibration.decode_s ? h('p', { id: 'calibrated' },
       h('strong', {}, 'Calibrated estimate: '),
       `decode step ${seconds(calibration.decode_s / calibration.efficiency)} = the roofline's ${seconds(calibration.decode_s)} ÷ the ${(calibration.efficiency * 100).toFixed(0)}% bandwidth efficiency measured on ${calibration.device}. Marked as calibrated: an estimate scaled by a measurement, not a measurement.`) : null,

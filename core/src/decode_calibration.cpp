@@ -1,0 +1,51 @@
+// The decode-efficiency measurements of the catalogue, and the nearest one to a decode step.
+#include "kvscope/decode_calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "catalog_data.hpp"
+
+namespace kvscope {
+
+const std::vector<DecodeEfficiencyAnchor>& decode_efficiency_anchors() {
+  static const std::vector<DecodeEfficiencyAnchor> anchors = [] {
+    std::vector<DecodeEfficiencyAnchor> out;
+    const nlohmann::json doc = nlohmann::json::parse(data::kGpusJson, nullptr, false);
+    if (!doc.is_object() || !doc.contains("decode_efficiency")) return out;
+    for (const nlohmann::json& a : doc["decode_efficiency"]) {
+      out.push_back({a.value("device_class", ""), a.value("kv_dtype", ""),
+                     a.value("batch", uint64_t{0}), a.value("context", uint64_t{0}),
+                     a.value("achieved_bytes_per_s", 0.0), a.value("datasheet_bytes_per_s", 0.0),
+                     a.value("measured_on", ""), a.value("kernel", ""), a.value("source", "")});
+    }
+    return out;
+  }();
+  return anchors;
+}
+
+const DecodeEfficiencyAnchor* nearest_decode_anchor(const GpuEntry& gpu, const Dtype& kv,
+                                                    uint64_t batch, uint64_t context) {
+  const DecodeEfficiencyAnchor* best = nullptr;
+  double best_distance = 0;
+  for (const DecodeEfficiencyAnchor& a : decode_efficiency_anchors()) {
+    if (a.device_class != gpu.device_class || a.datasheet_bytes_per_s <= 0) continue;
+    const Result<Dtype> measured = parse_dtype(a.kv_dtype, DtypeUse::kKv, "decode_efficiency");
+    // Another KV width reads other bytes with other conversions: only when none of this width.
+    const bool same_width = measured.ok && measured.value.block_bits == kv.block_bits &&
+                            measured.value.block_values == kv.block_values;
+    const double width_penalty = same_width ? 0 : 1e6;
+    const double distance =
+        width_penalty +
+        std::hypot(std::log2(static_cast<double>(std::max<uint64_t>(batch, 1)) / static_cast<double>(a.batch)),
+                   std::log2(static_cast<double>(std::max<uint64_t>(context, 1)) / static_cast<double>(a.context)));
+    if (best == nullptr || distance < best_distance) {
+      best = &a;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace kvscope
