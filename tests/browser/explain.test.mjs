@@ -33,6 +33,8 @@ test('a pasted vLLM log: each figure is the CLI\'s, and the page plans from its 
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   const log = committedLog('vllm-v1-qwen3-next-80b-a3b-h200-tp2-262k.log');
   await explain(page, log);
+  // The first read also fetched the log reader (the full module), and the status said so.
+  assert.equal(await page.textContent('#explain-status'), 'Loading the log reader (the first time only), then reading the log…');
   const expected = cliReport('explain', { log: { name: 'pasted log', text: log } });
   assert.equal(expected.model.id, 'qwen3-next-80b-a3b');
   const rows = await page.$$eval('#explain-table tbody tr', (trs) => trs.map((tr) => [...tr.children].slice(0, 5).map((c) => c.textContent)));
@@ -74,9 +76,12 @@ test('hostile pastes get one line naming the log, and the page keeps answering',
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await explain(page, 'GPU KV cache size: 1\u0000\u0001binary');
   assert.match(await page.textContent('#explain-panel'), /^log: not a text log \(a NUL byte at offset \d+\)$/);
+  const status = () => page.evaluate(() => document.getElementById('explain-status').textContent);
+  assert.equal(await status(), 'Loading the log reader (the first time only), then reading the log…');
   // 10 MB of coloured noise with truncated engine lines: read within bounds, refused in one line.
   const noise = '\u001b[31mINFO GPU KV cache si\u001b[0m ze\r\n'.repeat(300000);
   await explain(page, noise);
+  assert.equal(await status(), 'Reading the log…', 'the reader answered once (a refusal is an answer)');
   assert.match(await page.textContent('#explain-panel'), /^log: no start-up line of vLLM, SGLang, TensorRT-LLM or llama\.cpp was recognised in 300000 lines$/);
   // A paste mixing engines is read as the first, and the note names the other.
   const mixed = `${committedLog('vllm-v1-qwen3-next-80b-a3b-h200-tp2-262k.log')}\n${committedLog('sglang-qwq32b-tp4-l4.log')}`;

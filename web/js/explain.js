@@ -14,6 +14,7 @@ let logName = 'pasted log';
 
 let worker = null;
 let asked = 0;
+let readerLoaded = false;  // the worker has answered once: the full module is there
 const pending = new Map();
 
 /** The log explained in the worker (started on first use); resolves to {report, modelFromPage}. */
@@ -23,6 +24,7 @@ function explainOffThread(request, fallback) {
     worker.onmessage = ({ data }) => {
       const done = pending.get(data.id);
       pending.delete(data.id);
+      readerLoaded = readerLoaded || data.error?.code !== 'internal_error';
       if (data.error) done?.reject(new KvscopeError(data.error.code, data.error.field, data.error.message));
       else done?.resolve(data);
     };
@@ -44,6 +46,8 @@ export async function runExplain() {
     document.body.dataset.explained = 'error';
     return;
   }
+  $('explain-status').textContent = readerLoaded ? 'Reading the log…'
+    : 'Loading the log reader (the first time only), then reading the log…';
   $('explain-status').hidden = false;
   const fallback = modelSource(page.state);  // for a log that names no model
   const configText = page.state.config;

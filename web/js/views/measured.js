@@ -31,7 +31,7 @@ export function measuredView(records, gpuName, elsewhere, calibration) {
       elsewhere ? ` The site publishes ${commas(elsewhere)} record${elsewhere === 1 ? '' : 's'} of other devices; they say nothing about this one.` : ''));
   }
   return h('div', { id: 'measured' }, sides,
-    calibration.efficiency && calibration.decode_s ? h('p', { id: 'calibrated' },
+    calibration.efficiency && calibration.decode_s ? h('p', { id: 'measured-calibrated' },
       h('strong', {}, 'Calibrated estimate: '),
       `decode step ${seconds(calibration.decode_s / calibration.efficiency)} = the roofline's ${seconds(calibration.decode_s)} ÷ the ${(calibration.efficiency * 100).toFixed(0)}% bandwidth efficiency measured on ${calibration.device}. Marked as calibrated: an estimate scaled by a measurement, not a measurement.`) : null,
     h('div', { class: 'scroll' }, h('table', { id: 'measured-table' },
