@@ -68,16 +68,14 @@ std::optional<CpuKernel> parse_cpu_kernel(const std::string& name) {
   return std::nullopt;
 }
 
-std::string cpu_kernel_description(CpuKernel k, KvType type) {
+std::string cpu_kernel_description(CpuKernel k) {
   switch (k) {
     case CpuKernel::kPortable:
       return "portable C++ (eight fp32 lanes, vectorised by the compiler for the x86-64 baseline)";
     case CpuKernel::kAvx2:
       return "AVX2 + FMA + F16C, eight fp32 lanes";
     case CpuKernel::kAvx512:
-      return type == KvType::kBf16
-                 ? "AVX-512, sixteen fp32 lanes; bf16 rows widened as even and odd halves"
-                 : "AVX-512, sixteen fp32 lanes";
+      return "AVX-512, sixteen fp32 lanes";
     case CpuKernel::kAvx512Bf16:
       return "AVX-512 + AVX512_BF16: K scored by vdpbf16ps (32 bf16 products per instruction, "
              "fp32 sums), V widened as even and odd halves into fp32 FMAs";

@@ -24,7 +24,7 @@ const char* cpu_kernel_name(CpuKernel k);
 std::optional<CpuKernel> parse_cpu_kernel(const std::string& name);
 
 // What the path does differently, for the record: "sixteen fp32 lanes (AVX-512) ...".
-std::string cpu_kernel_description(CpuKernel k, KvType type);
+std::string cpu_kernel_description(CpuKernel k);
 
 // The paths this CPU (and OS) can run for a KV type, narrowest first; never empty.
 std::vector<CpuKernel> supported_cpu_kernels(KvType type);

@@ -177,7 +177,7 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
   ordered_json supported = ordered_json::array();
   for (CpuKernel k : supported_cpu_kernels(type)) supported.push_back(cpu_kernel_name(k));
   m.kernel_json = {{"path", cpu_kernel_name(kernel)},
-                   {"description", cpu_kernel_description(kernel, type)},
+                   {"description", cpu_kernel_description(kernel)},
                    {"paths_this_cpu_runs", supported}};
   return m;
 }
