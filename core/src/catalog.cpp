@@ -105,14 +105,25 @@ const std::vector<ModelEntry>& model_catalog() {
   return entries;
 }
 
+namespace {
+
+// gpus.json, parsed once for the GPUs and their class's decode measurements.
+const json& gpus_document() {
+  static const json doc = json::parse(data::kGpusJson, nullptr, false);
+  return doc;
+}
+
+}  // namespace
+
 const std::vector<GpuEntry>& gpu_catalog() {
   static const std::vector<GpuEntry> entries = [] {
     std::vector<GpuEntry> out;
-    const json doc = json::parse(data::kGpusJson, nullptr, false);
+    const json& doc = gpus_document();
     if (!doc.is_object() || !doc.contains("gpus")) return out;
     for (const json& g : doc["gpus"]) {
       out.push_back(GpuEntry{text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"),
-                             text_of(g, "device_class"), text_of(g, "memory_marketed"), count_of(g, "memory_bytes"),
+                             text_of(g, "device_class"), text_of(g, "memory_marketed"),
+                             count_of(g, "memory_bytes"),
                              text_of(g, "memory_bytes_source"),
                              count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
                              rate_of(g, "fp8_dense_flops"), text_of(g, "source"),
@@ -122,6 +133,22 @@ const std::vector<GpuEntry>& gpu_catalog() {
     return out;
   }();
   return entries;
+}
+
+const std::vector<DecodeEfficiencyAnchor>& decode_efficiency_anchors() {
+  static const std::vector<DecodeEfficiencyAnchor> anchors = [] {
+    std::vector<DecodeEfficiencyAnchor> out;
+    const json& doc = gpus_document();
+    if (!doc.is_object() || !doc.contains("decode_efficiency")) return out;
+    for (const json& a : doc["decode_efficiency"]) {
+      out.push_back({text_of(a, "device_class"), text_of(a, "kv_dtype"), count_of(a, "batch"),
+                     count_of(a, "context"), rate_of(a, "achieved_bytes_per_s"),
+                     rate_of(a, "datasheet_bytes_per_s"), text_of(a, "measured_on"),
+                     text_of(a, "kernel"), text_of(a, "source")});
+    }
+    return out;
+  }();
+  return anchors;
 }
 
 Result<ModelEntry> find_model(std::string_view id) {

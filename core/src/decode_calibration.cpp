@@ -1,29 +1,10 @@
-// The decode-efficiency measurements of the catalogue, and the nearest one to a decode step.
+// The catalogue's decode-efficiency measurement nearest to a decode step.
 #include "kvscope/decode_calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
-
-#include "catalog_data.hpp"
 
 namespace kvscope {
-
-const std::vector<DecodeEfficiencyAnchor>& decode_efficiency_anchors() {
-  static const std::vector<DecodeEfficiencyAnchor> anchors = [] {
-    std::vector<DecodeEfficiencyAnchor> out;
-    const nlohmann::json doc = nlohmann::json::parse(data::kGpusJson, nullptr, false);
-    if (!doc.is_object() || !doc.contains("decode_efficiency")) return out;
-    for (const nlohmann::json& a : doc["decode_efficiency"]) {
-      out.push_back({a.value("device_class", ""), a.value("kv_dtype", ""),
-                     a.value("batch", uint64_t{0}), a.value("context", uint64_t{0}),
-                     a.value("achieved_bytes_per_s", 0.0), a.value("datasheet_bytes_per_s", 0.0),
-                     a.value("measured_on", ""), a.value("kernel", ""), a.value("source", "")});
-    }
-    return out;
-  }();
-  return anchors;
-}
 
 const DecodeEfficiencyAnchor* nearest_decode_anchor(const GpuEntry& gpu, const Dtype& kv,
                                                     uint64_t batch, uint64_t context) {

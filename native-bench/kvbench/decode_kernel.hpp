@@ -207,7 +207,7 @@ struct Scratch {
   std::vector<uint16_t> q_hi, q_lo;
   std::vector<float> acc_pairs;
   std::vector<uint8_t> zero_row;
-  std::vector<int16_t> q16;  // int8 dot products (S::kInt8Dot): the queries in int16, their scales
+  std::vector<int16_t> q16;
   std::vector<float> q16_scale;
 };
 

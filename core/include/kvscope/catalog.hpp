@@ -45,6 +45,23 @@ struct GpuEntry {
 const std::vector<ModelEntry>& model_catalog();
 const std::vector<GpuEntry>& gpu_catalog();
 
+// One published measurement of decode attention: what ran, where, and what it achieved.
+struct DecodeEfficiencyAnchor {
+  std::string device_class;  // a GpuEntry's device_class: "hopper-hbm", "blackwell-hbm", ...
+  std::string kv_dtype;      // "bf16", "fp16", "fp8"
+  uint64_t batch = 0;
+  uint64_t context = 0;      // tokens per sequence (the mean for a ragged batch)
+  double achieved_bytes_per_s = 0;
+  double datasheet_bytes_per_s = 0;
+  std::string measured_on;   // "H100 SXM"
+  std::string kernel;        // the kernel and problem, in words
+  std::string source;        // where it was published
+  double efficiency() const { return achieved_bytes_per_s / datasheet_bytes_per_s; }
+};
+
+const std::vector<DecodeEfficiencyAnchor>& decode_efficiency_anchors();
+
+
 // Case-insensitive lookup by id, Hugging Face id (with or without the organisation), alias or
 // display name ("qwen3-32b", "Qwen/Qwen3-32B", "Qwen3-32B", "Qwen3 32B"); an unknown name yields
 // an error that suggests close ids.
