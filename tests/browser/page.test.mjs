@@ -305,6 +305,8 @@ test('"Use N" keeps the focus on the verdict it changes', async () => {
 test('every Copy button names what it copies', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#embed-details summary');
+  // The snippets are drawn on the details' toggle event, a task after the click.
+  await page.waitForSelector('#embed-panel button');
   const names = await page.$$eval('button', (bs) => bs.filter((b) => b.textContent.startsWith('Copy'))
     .map((b) => b.getAttribute('aria-label') ?? b.textContent));
   assert.ok(names.length >= 5, names.join(' | '));
