@@ -16,17 +16,22 @@ cd "$(dirname "$0")/.."
 out="$(realpath --relative-to=. "$out")"  # the records' commands name it from the checkout
 bash scripts/build-native.sh >/dev/null
 kvbench=build/native/native-bench/kvbench
-# The issue's two bf16 shapes (8 x 32K, 1 x 128K) on the widest path and on AVX2, a short context,
-# fp8 and int8 (their own conversions), and 64- and 256-token pages (the layout's share).
+# The issue's two bf16 shapes (8 x 32K, 1 x 128K) on the widest path, the layout options (K and V
+# in one page; token-major pages; the walk one KV head at a time), AVX2, a short context, fp8 and
+# int8 (their own conversions), and 64- and 256-token pages (the layout's share).
 configs=(
-  "cpu-llama-3.1-8b-bf16-b8-32k        --batch 8 --context 32768"
-  "cpu-llama-3.1-8b-bf16-b1-128k       --batch 1 --context 131072"
-  "cpu-llama-3.1-8b-bf16-b8-32k-avx2   --batch 8 --context 32768 --cpu-kernel avx2"
-  "cpu-llama-3.1-8b-bf16-b4-4k         --batch 4 --context 4096"
-  "cpu-llama-3.1-8b-fp8-b8-32k         --batch 8 --context 32768 --kv-dtype fp8"
-  "cpu-llama-3.1-8b-int8-b8-32k        --batch 8 --context 32768 --kv-dtype int8"
-  "cpu-llama-3.1-8b-bf16-b8-32k-p64    --batch 8 --context 32768 --page-size 64"
-  "cpu-llama-3.1-8b-bf16-b8-32k-p256   --batch 8 --context 32768 --page-size 256"
+  "cpu-llama-3.1-8b-bf16-b8-32k             --batch 8 --context 32768"
+  "cpu-llama-3.1-8b-bf16-b1-128k            --batch 1 --context 131072"
+  "cpu-llama-3.1-8b-bf16-b8-32k-joint       --batch 8 --context 32768 --kv-layout hnd-joint"
+  "cpu-llama-3.1-8b-bf16-b1-128k-joint      --batch 1 --context 131072 --kv-layout hnd-joint"
+  "cpu-llama-3.1-8b-bf16-b8-32k-nhd         --batch 8 --context 32768 --kv-layout nhd"
+  "cpu-llama-3.1-8b-bf16-b8-32k-by-head     --batch 8 --context 32768 --cpu-walk head"
+  "cpu-llama-3.1-8b-bf16-b8-32k-avx2        --batch 8 --context 32768 --cpu-kernel avx2"
+  "cpu-llama-3.1-8b-bf16-b4-4k              --batch 4 --context 4096"
+  "cpu-llama-3.1-8b-fp8-b8-32k              --batch 8 --context 32768 --kv-dtype fp8"
+  "cpu-llama-3.1-8b-int8-b8-32k             --batch 8 --context 32768 --kv-dtype int8"
+  "cpu-llama-3.1-8b-bf16-b8-32k-p64         --batch 8 --context 32768 --page-size 64"
+  "cpu-llama-3.1-8b-bf16-b8-32k-p256        --batch 8 --context 32768 --page-size 256"
 )
 rm -f "$out"/cpu-*.json
 for c in "${configs[@]}"; do
@@ -37,14 +42,14 @@ done
 python3 - "$out" "${configs[@]}" <<'PY'
 import json, sys
 out, names = sys.argv[1], [c.split()[0] for c in sys.argv[2:]]
-print("| KV, batch × context, pages | path | bytes per step | median | achieved | stream (same run: best / median) | efficiency | paged read | of paged read | measured / estimate |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| KV, batch × context, pages | layout, walk | path | bytes per step | median | achieved | stream (same run: best / median) | efficiency | paged read | of paged read | measured / estimate |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for name in names:
     r = json.load(open(f"{out}/{name}.json"))
     p, bw, paged = r["problem"], r["measured_bandwidth"], r["paged_read"]
     assert r["correctness"]["pass"], name
     print(f"| {p['kv_dtype']}, {p['batch']} × {int(p['lengths']):,} tokens, {p['page_size']}-token pages "
-          f"| {r['cpu_kernel']['path']} | {r['bytes_moved'] / 1e9:.3f} GB | {r['timing']['median_s'] * 1e3:.1f} ms "
+          f"| {p['kv_layout']}, by {r['cpu_kernel']['walk']} | {r['cpu_kernel']['path']} | {r['bytes_moved'] / 1e9:.3f} GB | {r['timing']['median_s'] * 1e3:.1f} ms "
           f"| {r['achieved_bytes_per_s'] / 1e9:.2f} GB/s "
           f"| {bw['spread']['best'] / 1e9:.1f} / {bw['spread']['median'] / 1e9:.1f} GB/s "
           f"(cross-check {bw['cross_check']['bytes_per_s'] / 1e9:.1f}) "

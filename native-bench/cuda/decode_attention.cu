@@ -262,10 +262,15 @@ static cudaError_t upload(const PagedKv& kv, const cudaDeviceProp& prop, Layer& 
           ", group size " + std::to_string(l.g) + " (bf16/fp16/fp8; 64/128/256; 1/2/4/8/16)";
     return cudaSuccess;
   }
-  KVBENCH_CUDA_OK(cudaMalloc(&l.k, kv.k.size()));
-  KVBENCH_CUDA_OK(cudaMalloc(&l.v, kv.v.size()));
-  KVBENCH_CUDA_OK(cudaMemcpy(l.k, kv.k.data(), kv.k.size(), cudaMemcpyHostToDevice));
-  KVBENCH_CUDA_OK(cudaMemcpy(l.v, kv.v.data(), kv.v.size(), cudaMemcpyHostToDevice));
+  if (s.layout != KvLayout::kHnd) {  // the kernel's addressing is hnd's (kvbench refuses others)
+    why = std::string("the CUDA kernel reads hnd pages, not ") + kv_layout_name(s.layout);
+    return cudaSuccess;
+  }
+  const size_t half = kv.v_offset;  // hnd: K's pool, then V's
+  KVBENCH_CUDA_OK(cudaMalloc(&l.k, half));
+  KVBENCH_CUDA_OK(cudaMalloc(&l.v, half));
+  KVBENCH_CUDA_OK(cudaMemcpy(l.k, kv.pool.data(), half, cudaMemcpyHostToDevice));
+  KVBENCH_CUDA_OK(cudaMemcpy(l.v, kv.pool.data() + half, half, cudaMemcpyHostToDevice));
   std::vector<int> ids, starts;
   for (const auto& p : kv.pages) {
     starts.push_back(int(ids.size()));

@@ -144,48 +144,59 @@ StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes
 }
 
 BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& caches,
-                                                  uint32_t threads, uint32_t runs) {
+                                                  uint32_t threads, uint32_t runs, CpuWalk walk) {
   threads = std::max(1u, threads);
   struct Unit {
     const PagedKv* kv;
     uint64_t seq;
-    uint32_t head;
+    uint32_t head, heads;
+    uint64_t begin, end;  // tokens, whole pages but the last
   };
   std::vector<Unit> units;
   uint64_t bytes = 0;
   for (const PagedKv& kv : caches) {
-    const uint64_t row = kv.page_bytes() / kv.shape.page_size;
+    const uint32_t heads = walk == CpuWalk::kPage ? kv.shape.kv_heads : 1;
+    const uint64_t chunk = auto_chunk_tokens(kv, threads, walk);
     for (uint64_t b = 0; b < kv.lengths.size(); ++b) {
-      for (uint32_t h = 0; h < kv.shape.kv_heads; ++h) units.push_back({&kv, b, h});
-      bytes += 2 * kv.lengths[b] * row * kv.shape.kv_heads;
+      for (uint32_t h = 0; h < kv.shape.kv_heads; h += heads) {
+        for (uint64_t t = 0; t < kv.lengths[b]; t += chunk)
+          units.push_back({&kv, b, h, heads, t, std::min(kv.lengths[b], t + chunk)});
+      }
+      bytes += 2 * kv.lengths[b] * kv.row_bytes() * kv.shape.kv_heads;
     }
   }
-  // One (sequence, head): its K and V runs a page at a time, 128 bytes of each per step with a
-  // prefetch (prefetcht0, as the kernel's) of the same two lines two pages on (the kernel's
-  // distance with 16-token pages), XORed as the stream is (the loop never limits the read).
+  // One unit as the kernel walks it: page after page of its chunk, within a page each of its
+  // heads' rows in slot order, every K row with its V row, 128 bytes at a time, each row's lines
+  // two pages on prefetched (prefetcht0, as the kernel's, at its distance with 16-token pages),
+  // XORed as the stream is (the loop never limits the read).
   auto read_unit = [](const Unit& u) {
     const PagedKv& kv = *u.kv;
-    const uint64_t page = kv.shape.page_size, pages = kv.pages[u.seq].size();
-    const uint64_t row = kv.page_bytes() / page;
+    const std::vector<uint32_t>& table = kv.pages[u.seq];
+    const uint64_t page = kv.shape.page_size, row = kv.row_bytes(), blocks = row / 128 * 128;
+    const uint64_t last = (u.end + page - 1) / page;
     uint64_t x = 0;
-    for (uint64_t p = 0; p < pages; ++p) {
-      const uint64_t used = std::min<uint64_t>(page, kv.lengths[u.seq] - p * page) * row;
-      const uint8_t* k = kv.k_row(u.seq, p * page, u.head);
-      const uint8_t* v = kv.v_row(u.seq, p * page, u.head);
-      const uint8_t* k_ahead = p + 2 < pages ? kv.k_row(u.seq, (p + 2) * page, u.head) : nullptr;
-      const uint8_t* v_ahead = p + 2 < pages ? kv.v_row(u.seq, (p + 2) * page, u.head) : nullptr;
-      const uint64_t blocks = used / 128 * 128;
-      for (uint64_t o = 0; o < blocks; o += 128) {
-        if (k_ahead != nullptr) {
-          for (uint64_t line = o; line < o + 128; line += 64) {
-            __builtin_prefetch(k_ahead + line, 0, 3);
-            __builtin_prefetch(v_ahead + line, 0, 3);
+    for (uint64_t p = u.begin / page; p < last; ++p) {
+      const uint64_t used = std::min<uint64_t>(page, u.end - p * page);
+      const uint8_t* k_page = kv.pool.data() + kv.row_offset(table[p], u.head, 0);
+      const uint8_t* ahead =
+          p + 2 < last ? kv.pool.data() + kv.row_offset(table[p + 2], u.head, 0) : nullptr;
+      for (uint32_t j = 0; j < u.heads; ++j) {
+        for (uint64_t slot = 0; slot < used; ++slot) {
+          const uint64_t at = j * kv.head_stride + slot * kv.slot_stride;
+          const uint8_t *k = k_page + at, *v = k + kv.v_offset;
+          if (ahead != nullptr) {
+            for (uint64_t line = 0; line < row; line += 64) {
+              __builtin_prefetch(ahead + at + line, 0, 3);
+              __builtin_prefetch(ahead + at + kv.v_offset + line, 0, 3);
+            }
           }
+          for (uint64_t o = 0; o < blocks; o += 128) {
+            x ^= xor_words(reinterpret_cast<const Word*>(k + o), 16);
+            x ^= xor_words(reinterpret_cast<const Word*>(v + o), 16);
+          }
+          for (uint64_t o = blocks; o < row; ++o) x ^= uint64_t{k[o]} ^ (uint64_t{v[o]} << 8);
         }
-        x ^= xor_words(reinterpret_cast<const Word*>(k + o), 16);
-        x ^= xor_words(reinterpret_cast<const Word*>(v + o), 16);
       }
-      for (uint64_t o = blocks; o < used; ++o) x ^= uint64_t{k[o]} ^ (uint64_t{v[o]} << 8);
     }
     return x;
   };

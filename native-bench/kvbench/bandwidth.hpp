@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "decode_attention.hpp"
 #include "paged_kv.hpp"
 
 namespace kvbench {
@@ -31,11 +32,11 @@ struct StreamMeasurement {
 };
 StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs);
 
-// The same threads reading the paged caches themselves, nothing computed: each (sequence, KV
-// head)'s K and V runs page by page in block-table order, the next pages prefetched. The most any
+// The same threads reading the paged caches themselves, nothing computed: the kernel's units in
+// the kernel's order (`walk`), each row's K and V, the rows two pages on prefetched. The most any
 // kernel could read this layout at: shuffled small pages cost what a streaming sum does not.
 // buffer_bytes is the K and V bytes read per run.
 BandwidthMeasurement measure_paged_read_bandwidth(const std::vector<PagedKv>& caches,
-                                                  uint32_t threads, uint32_t runs);
+                                                  uint32_t threads, uint32_t runs, CpuWalk walk);
 
 }  // namespace kvbench

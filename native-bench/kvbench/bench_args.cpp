@@ -13,14 +13,17 @@ namespace kvbench {
 const char* const kUsage =
     "usage: kvbench attention (--model ID | --config FILE) [--kv-dtype T] [--batch N]\n"
     "                         [--context N | --lengths DIST] [--page-size N] [--layers 1|all]\n"
-    "                         [--device cpu|cuda] [--threads N] [--cpu-kernel PATH]\n"
-    "                         [--out FILE] [--json]\n"
+    "                         [--kv-layout L] [--device cpu|cuda] [--threads N]\n"
+    "                         [--cpu-kernel PATH] [--cpu-walk head|page] [--out FILE] [--json]\n"
     "  Decode attention over a paged KV cache of the model's attention layers: checked against\n"
     "  an fp64 reference, timed, and set beside the machine's measured read bandwidth and the\n"
     "  core's estimate. Prints a summary (the kvscope.measured/1 JSON with --json); --out FILE\n"
     "  writes the JSON. T: fp32 fp16 bf16 fp8 int8 (default: the model's dtype). DIST: 4096,\n"
     "  uniform:512-8192 or lognormal:mean=2000,p99=16000. PATH: portable avx2 avx512\n"
     "  avx512-bf16 (bf16) avx512-vnni (int8) (default: the widest this CPU runs for T).\n"
+    "  L: hnd (default: a page [head][slot][dim], K and V in pools of their own), nhd ([slot]\n"
+    "  [head][dim]), hnd-joint, nhd-joint (K and V in one page). --cpu-walk: a work unit reads\n"
+    "  every KV head of a page before the next page (page, default) or one head's pages (head).\n"
     "  Units: decimal GB.\n";
 
 namespace {
@@ -47,7 +50,7 @@ std::optional<Usage> read_flags(const std::vector<std::string>& args, BenchArgs&
   static const char* const kValueFlags[] = {"--model",   "--config",  "--kv-dtype",  "--batch",
                                             "--context", "--lengths", "--page-size", "--layers",
                                             "--device",  "--threads", "--out",       "--seed",
-                                            "--cpu-kernel"};
+                                            "--cpu-kernel", "--kv-layout", "--cpu-walk"};
   for (size_t i = 1; i < args.size(); ++i) {
     std::string a = args[i], value;
     if (a == "--json") {
@@ -129,6 +132,18 @@ std::optional<Usage> parse_bench_args(const std::vector<std::string>& args, Benc
                    "expected portable, avx2, avx512, avx512-bf16 or avx512-vnni, got " +
                                        kvscope::quote_user_text(flags["--cpu-kernel"])};
     if (out.device != "cpu") return Usage{"--cpu-kernel", "applies to --device cpu only"};
+  }
+  if (flags.count("--kv-layout") && !parse_kv_layout(flags["--kv-layout"], out.kv_layout)) {
+    return Usage{"--kv-layout", "expected hnd, nhd, hnd-joint or nhd-joint, got " +
+                                    kvscope::quote_user_text(flags["--kv-layout"])};
+  }
+  if (out.device != "cpu" && out.kv_layout != KvLayout::kHnd)
+    return Usage{"--kv-layout", "the CUDA kernel reads hnd pages only"};
+  if (flags.count("--cpu-walk")) {
+    if (!parse_cpu_walk(flags["--cpu-walk"], out.cpu_walk))
+      return Usage{"--cpu-walk",
+                   "expected head or page, got " + kvscope::quote_user_text(flags["--cpu-walk"])};
+    if (out.device != "cpu") return Usage{"--cpu-walk", "applies to --device cpu only"};
   }
   return std::nullopt;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cpu_kernels.hpp"
+#include "decode_attention.hpp"
+#include "paged_kv.hpp"
 
 namespace kvbench {
 
@@ -25,6 +27,8 @@ struct BenchArgs {
   std::string lengths;  // a length distribution; empty = every sequence `context` tokens
   std::string device = "cpu";
   std::optional<CpuKernel> cpu_kernel;  // --cpu-kernel; none = the widest this CPU runs
+  KvLayout kv_layout = KvLayout::kHnd;  // --kv-layout
+  CpuWalk cpu_walk = CpuWalk::kPage;    // --cpu-walk
   bool all_layers = false;  // --layers all
   std::string out_path;     // --out FILE; empty = none
   bool json = false;

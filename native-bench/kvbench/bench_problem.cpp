@@ -117,7 +117,7 @@ std::vector<PagedKv> build_caches(const Problem& p, const BenchArgs& args) {
   for (size_t i = 0; i < p.layers.size(); ++i) {
     const kvscope::LayerSpec& l = p.layers[i];
     const AttentionShape shape{p.q_heads, l.kv_heads, l.k_head_dim,
-                               static_cast<uint32_t>(args.page_size), p.kv_type};
+                               static_cast<uint32_t>(args.page_size), p.kv_type, args.kv_layout};
     std::vector<uint64_t> attended(p.lengths.size());
     for (size_t b = 0; b < p.lengths.size(); ++b)
       attended[b] = kvscope::attended_tokens(l, p.lengths[b]);

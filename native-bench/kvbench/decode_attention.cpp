@@ -73,13 +73,25 @@ std::vector<double> decode_attention_reference(const PagedKv& kv) {
   return out;
 }
 
-uint64_t auto_chunk_tokens(const PagedKv& kv, uint32_t threads) {
+bool parse_cpu_walk(const std::string& name, CpuWalk& out) {
+  for (CpuWalk w : {CpuWalk::kHead, CpuWalk::kPage}) {
+    if (name == cpu_walk_name(w)) {
+      out = w;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* cpu_walk_name(CpuWalk walk) { return walk == CpuWalk::kPage ? "page" : "head"; }
+
+uint64_t auto_chunk_tokens(const PagedKv& kv, uint32_t threads, CpuWalk walk) {
   uint64_t longest = 1;
   for (uint64_t len : kv.lengths) longest = std::max(longest, len);
-  const uint64_t heads = kv.lengths.size() * kv.shape.kv_heads;
+  const uint64_t whole = kv.lengths.size() * (walk == CpuWalk::kPage ? 1 : kv.shape.kv_heads);
   const uint64_t want = uint64_t{threads} * 4;  // units per thread, for balance with ragged lengths
-  if (heads >= want) return longest;
-  const uint64_t chunks = (want + heads - 1) / heads;
+  if (whole >= want) return longest;
+  const uint64_t chunks = (want + whole - 1) / whole;
   // At least 512 tokens, a whole number of pages: a chunk streams contiguous runs.
   const uint64_t page = kv.shape.page_size;
   const uint64_t chunk = std::max<uint64_t>(512, (longest + chunks - 1) / chunks);
@@ -90,24 +102,22 @@ void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out) {
   const AttentionShape& s = kv.shape;
   const uint32_t g = s.q_heads / s.kv_heads, d = s.head_dim;
   const uint32_t threads = std::max(1u, plan.threads);
-  const uint64_t chunk = plan.chunk_tokens ? plan.chunk_tokens : auto_chunk_tokens(kv, threads);
+  const uint64_t chunk =
+      plan.chunk_tokens ? plan.chunk_tokens : auto_chunk_tokens(kv, threads, plan.walk);
   const CpuKernel kernel = plan.kernel.value_or(best_cpu_kernel(s.kv_type));
   const std::vector<CpuKernel> supported = supported_cpu_kernels(s.kv_type);
   if (std::find(supported.begin(), supported.end(), kernel) == supported.end()) {
     throw std::invalid_argument(std::string("this CPU cannot run the ") + cpu_kernel_name(kernel) +
                                 " path for " + kv_type_name(s.kv_type) + " KV");
   }
+  const uint32_t heads_per_unit = plan.walk == CpuWalk::kPage ? s.kv_heads : 1;
   std::vector<WorkUnit> units;
-  std::vector<uint64_t> first_unit;  // per (seq, head): index of its first chunk
   for (uint64_t b = 0; b < kv.lengths.size(); ++b) {
-    for (uint32_t h = 0; h < s.kv_heads; ++h) {
-      first_unit.push_back(units.size());
-      for (uint64_t t = 0; t < kv.lengths[b]; t += chunk) {
-        units.push_back({b, h, t, std::min(kv.lengths[b], t + chunk)});
-      }
+    for (uint32_t h = 0; h < s.kv_heads; h += heads_per_unit) {
+      for (uint64_t t = 0; t < kv.lengths[b]; t += chunk)
+        units.push_back({b, h, heads_per_unit, t, std::min(kv.lengths[b], t + chunk)});
     }
   }
-  first_unit.push_back(units.size());
   std::vector<Partial> partials(units.size());
   std::atomic<uint64_t> next{0};
   UnitQueue queue{kv, units, partials, next};
@@ -117,24 +127,36 @@ void decode_attention_cpu(const PagedKv& kv, const CpuPlan& plan, float* out) {
   for (uint32_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
-  // Merge the chunks of each (sequence, head) by their log-sum-exp, then normalize.
-  for (uint64_t sh = 0; sh + 1 < first_unit.size(); ++sh) {
-    const uint64_t b = sh / s.kv_heads;
-    const uint32_t h = static_cast<uint32_t>(sh % s.kv_heads);
-    for (uint32_t j = 0; j < g; ++j) {
-      float m = -std::numeric_limits<float>::infinity();
-      for (uint64_t u = first_unit[sh]; u < first_unit[sh + 1]; ++u)
-        m = std::max(m, partials[u].m[j]);
-      float* o = out + (b * s.q_heads + uint64_t{h} * g + j) * d;
-      std::fill(o, o + d, 0.0f);
-      float l = 0;
-      for (uint64_t u = first_unit[sh]; u < first_unit[sh + 1]; ++u) {
-        const float w = std::exp(partials[u].m[j] - m);
-        l += partials[u].l[j] * w;
-        const float* acc = &partials[u].acc[uint64_t{j} * d];
-        for (uint32_t i = 0; i < d; ++i) o[i] += acc[i] * w;
+  // Merge the chunks of each (sequence, query head) by their log-sum-exp, then normalize: the
+  // units of a sequence are consecutive, and unit u holds query heads [head, head + heads) x g.
+  const uint64_t per_seq = uint64_t{s.q_heads} * d;
+  std::vector<float> m(s.q_heads), l(s.q_heads);
+  for (uint64_t first = 0, last = 0; first < units.size(); first = last) {
+    const uint64_t b = units[first].seq;
+    while (last < units.size() && units[last].seq == b) ++last;
+    std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
+    std::fill(l.begin(), l.end(), 0.0f);
+    std::fill(out + b * per_seq, out + (b + 1) * per_seq, 0.0f);
+    for (int pass = 0; pass < 2; ++pass) {  // the maxima, then the weighted sums
+      for (uint64_t u = first; u < last; ++u) {
+        const uint64_t first_q = uint64_t{units[u].head} * g;
+        for (uint64_t j = 0; j < uint64_t{units[u].heads} * g; ++j) {
+          const uint64_t hq = first_q + j;
+          if (pass == 0) {
+            m[hq] = std::max(m[hq], partials[u].m[j]);
+            continue;
+          }
+          const float w = std::exp(partials[u].m[j] - m[hq]);
+          l[hq] += partials[u].l[j] * w;
+          const float* acc = &partials[u].acc[j * d];
+          float* o = out + b * per_seq + hq * d;
+          for (uint32_t i = 0; i < d; ++i) o[i] += acc[i] * w;
+        }
       }
-      const float normalize = kv.v_scale / l;  // V's tensor scale, applied once
+    }
+    for (uint32_t hq = 0; hq < s.q_heads; ++hq) {
+      const float normalize = kv.v_scale / l[hq];  // V's tensor scale, applied once
+      float* o = out + b * per_seq + uint64_t{hq} * d;
       for (uint32_t i = 0; i < d; ++i) o[i] *= normalize;
     }
   }

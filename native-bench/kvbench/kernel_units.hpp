@@ -10,16 +10,18 @@
 
 namespace kvbench {
 
-// One (sequence, KV head, chunk of tokens): its K and V rows are read once and serve all
-// q_heads / kv_heads query heads of the group.
+// One (sequence, chunk of tokens) of `heads` consecutive KV heads from `head`, walked a tile of
+// tokens at a time and, within a tile, one KV head after another: each K and V row is read once
+// and serves all q_heads / kv_heads query heads of its group.
 struct WorkUnit {
   uint64_t seq;
-  uint32_t head;
+  uint32_t head, heads;
   uint64_t begin, end;
 };
 
 struct Partial {
-  std::vector<float> m, l, acc;  // per query head of the group: running max, sum, sum of p.v
+  // Per KV head of the unit, per query head of its group: running max, sum, sum of p.v.
+  std::vector<float> m, l, acc;
 };
 
 struct UnitQueue {

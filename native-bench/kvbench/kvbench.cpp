@@ -137,7 +137,7 @@ ordered_json spread_json(const BandwidthMeasurement& b) {
 }
 
 Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64_t bytes,
-                    double median, CpuKernel kernel) {
+                    double median, CpuKernel kernel, CpuWalk walk) {
   Machine m;
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   const uint64_t buffer =
@@ -158,10 +158,10 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
         {"spread", spread_json(bw.check)},
         {"stream_over_check", bw.stream.bytes_per_s / bw.check.bytes_per_s}}}};
   const BandwidthMeasurement paged =
-      measure_paged_read_bandwidth(caches, static_cast<uint32_t>(threads), 10);
+      measure_paged_read_bandwidth(caches, static_cast<uint32_t>(threads), 10, walk);
   m.paged_read_json = {
       {"bytes_per_s", paged.bytes_per_s},
-      {"kernel", "the caches' K and V pages summed in block-table order, nothing computed"},
+      {"kernel", "the caches' K and V rows XORed in the kernel's order, nothing computed"},
       {"bytes", paged.buffer_bytes},
       {"runs", paged.runs_per_s.size()},
       {"statistic", "best"},
@@ -178,6 +178,7 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
   for (CpuKernel k : supported_cpu_kernels(type)) supported.push_back(cpu_kernel_name(k));
   m.kernel_json = {{"path", cpu_kernel_name(kernel)},
                    {"description", cpu_kernel_description(kernel)},
+                   {"walk", cpu_walk_name(walk)},
                    {"paths_this_cpu_runs", supported}};
   return m;
 }
@@ -211,7 +212,7 @@ ordered_json make_record(const std::vector<std::string>& args, const BenchArgs& 
                   {"group_size", p.q_heads / p.layers[0].kv_heads},
                   {"head_dim", p.layers[0].k_head_dim},
                   {"page_size", a.page_size},
-                  {"kv_layout", "HND pages, shuffled in a pool"},
+                  {"kv_layout", kv_layout_name(a.kv_layout)},
                   {"seed", a.seed},
                   {"device", a.device}};
   j["timing"] = {
@@ -275,10 +276,11 @@ std::string summary(const ordered_json& j) {
   if (j.contains("cpu_kernel")) {
     const ordered_json& check = j["measured_bandwidth"]["cross_check"];
     std::snprintf(line, sizeof line,
-                  "  path        %s: %s\n"
+                  "  path        %s, walking by %s: %s\n"
                   "  paged read  %.2f GB/s (the caches' pages, nothing computed) -> kernel at %.1f%%\n"
                   "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f)\n",
                   j["cpu_kernel"]["path"].get<std::string>().c_str(),
+                  j["cpu_kernel"]["walk"].get<std::string>().c_str(),
                   j["cpu_kernel"]["description"].get<std::string>().c_str(),
                   j["paged_read"]["bytes_per_s"].get<double>() / 1e9,
                   100.0 * j["paged_read"]["efficiency"].get<double>(), bandwidth / 1e9,
@@ -314,7 +316,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     outputs.emplace_back(c.lengths.size() * p.q_heads * c.shape.head_dim, std::nanf(""));
 
   // The step on the chosen device.
-  const CpuPlan plan{static_cast<uint32_t>(a.threads), 0, kernel};
+  const CpuPlan plan{static_cast<uint32_t>(a.threads), 0, kernel, a.cpu_walk};
   std::function<void()> step;
 #ifdef KVBENCH_WITH_CUDA
   std::unique_ptr<CudaDecode> gpu;
@@ -348,7 +350,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   uint64_t bytes = 0;
   for (const PagedKv& c : caches) bytes += c.bytes_moved();
   Machine machine;
-  if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel);
+  if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel,
+                                               a.cpu_walk);
 #ifdef KVBENCH_WITH_CUDA
   else {
     machine.device_json = gpu->device_json();

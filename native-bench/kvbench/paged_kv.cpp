@@ -92,6 +92,30 @@ const char* kv_type_name(KvType t) {
   return "?";
 }
 
+bool parse_kv_layout(const std::string& name, KvLayout& out) {
+  for (KvLayout l : {KvLayout::kHnd, KvLayout::kNhd, KvLayout::kHndJoint, KvLayout::kNhdJoint}) {
+    if (name == kv_layout_name(l)) {
+      out = l;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* kv_layout_name(KvLayout layout) {
+  switch (layout) {
+    case KvLayout::kHnd:
+      return "hnd";
+    case KvLayout::kNhd:
+      return "nhd";
+    case KvLayout::kHndJoint:
+      return "hnd-joint";
+    case KvLayout::kNhdJoint:
+      return "nhd-joint";
+  }
+  return "?";
+}
+
 uint32_t kv_type_bytes(KvType t) {
   switch (t) {
     case KvType::kFp32:
@@ -129,28 +153,22 @@ float dequantize(KvType t, const uint8_t* p, float scale) {
   return 0;
 }
 
-uint64_t PagedKv::page_bytes() const {
-  return uint64_t{shape.page_size} * shape.head_dim * kv_type_bytes(shape.kv_type);
-}
-
-static uint64_t row_offset(const PagedKv& kv, uint64_t seq, uint64_t token, uint32_t kv_head) {
-  const uint64_t page = kv.pages[seq][token / kv.shape.page_size];
-  const uint64_t slot = token % kv.shape.page_size;
-  const uint64_t row = uint64_t{kv.shape.head_dim} * kv_type_bytes(kv.shape.kv_type);
-  return (page * kv.shape.kv_heads + kv_head) * kv.page_bytes() + slot * row;
+uint64_t PagedKv::row_bytes() const {
+  return uint64_t{shape.head_dim} * kv_type_bytes(shape.kv_type);
 }
 
 const uint8_t* PagedKv::k_row(uint64_t seq, uint64_t token, uint32_t kv_head) const {
-  return k.data() + row_offset(*this, seq, token, kv_head);
+  const uint64_t p = shape.page_size;
+  return pool.data() + row_offset(pages[seq][token / p], kv_head, token % p);
 }
 
 const uint8_t* PagedKv::v_row(uint64_t seq, uint64_t token, uint32_t kv_head) const {
-  return v.data() + row_offset(*this, seq, token, kv_head);
+  return k_row(seq, token, kv_head) + v_offset;
 }
 
 uint64_t PagedKv::bytes_moved() const {
   const uint64_t tokens = std::accumulate(lengths.begin(), lengths.end(), uint64_t{0});
-  const uint64_t row = uint64_t{shape.head_dim} * kv_type_bytes(shape.kv_type);
+  const uint64_t row = row_bytes();
   uint64_t table = 0;
   for (const auto& p : pages) table += p.size() * 4;
   const uint64_t qo = 2ull * lengths.size() * shape.q_heads * shape.head_dim * 4;
@@ -176,53 +194,53 @@ PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& 
                           ids.begin() + static_cast<std::ptrdiff_t>(next + n));
     next += n;
   }
-  const uint64_t pool = kv.num_pages * shape.kv_heads * kv.page_bytes();
-  kv.k.resize(pool);
-  kv.v.resize(pool);
+  const uint64_t row = kv.row_bytes(), page_run = uint64_t{shape.page_size} * shape.kv_heads * row;
+  const bool hnd = shape.layout == KvLayout::kHnd || shape.layout == KvLayout::kHndJoint;
+  const bool joint = shape.layout == KvLayout::kHndJoint || shape.layout == KvLayout::kNhdJoint;
+  kv.head_stride = hnd ? shape.page_size * row : row;
+  kv.slot_stride = hnd ? row : shape.kv_heads * row;
+  kv.page_stride = joint ? 2 * page_run : page_run;
+  kv.v_offset = joint ? page_run : kv.num_pages * page_run;
+  kv.pool.resize(2 * kv.num_pages * page_run);
   // Values of moderate magnitude written as bit patterns directly (fast for GB-sized pools):
   // sign and mantissa random, exponent in a narrow band around 1.
   const uint32_t bytes = kv_type_bytes(shape.kv_type);
-  auto fill = [&](HugePageVector<uint8_t>& pool_bytes, uint64_t stream) {
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + stream;
-    auto next_random = [&x] {  // xorshift64*
-      x ^= x >> 12;
-      x ^= x << 25;
-      x ^= x >> 27;
-      return x * 0x2545F4914F6CDD1Dull;
-    };
-    for (uint64_t i = 0; i < pool_bytes.size(); i += bytes) {
-      const uint64_t r = next_random();
-      switch (shape.kv_type) {
-        case KvType::kFp32: {
-          const uint32_t bits = static_cast<uint32_t>(
-              ((r >> 63) << 31) | ((124 + (r >> 8) % 4) << 23) | (r & 0x7fffff));
-          std::memcpy(&pool_bytes[i], &bits, 4);
-          break;
-        }
-        case KvType::kBf16: {
-          const uint16_t bits =
-              static_cast<uint16_t>(((r >> 63) << 15) | ((124 + (r >> 8) % 4) << 7) | (r & 0x7f));
-          std::memcpy(&pool_bytes[i], &bits, 2);
-          break;
-        }
-        case KvType::kFp16: {
-          const uint16_t bits =
-              static_cast<uint16_t>(((r >> 63) << 15) | ((12 + (r >> 8) % 4) << 10) | (r & 0x3ff));
-          std::memcpy(&pool_bytes[i], &bits, 2);
-          break;
-        }
-        case KvType::kFp8E4m3:
-          pool_bytes[i] =
-              static_cast<uint8_t>(((r >> 63) << 7) | ((4 + (r >> 8) % 4) << 3) | (r & 7));
-          break;
-        case KvType::kInt8:
-          pool_bytes[i] = static_cast<uint8_t>(r);
-          break;
-      }
-    }
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next_random = [&x] {  // xorshift64*
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 0x2545F4914F6CDD1Dull;
   };
-  fill(kv.k, 1);
-  fill(kv.v, 2);
+  for (uint64_t i = 0; i < kv.pool.size(); i += bytes) {
+    const uint64_t r = next_random();
+    switch (shape.kv_type) {
+      case KvType::kFp32: {
+        const uint32_t bits = static_cast<uint32_t>(((r >> 63) << 31) |
+                                                    ((124 + (r >> 8) % 4) << 23) | (r & 0x7fffff));
+        std::memcpy(&kv.pool[i], &bits, 4);
+        break;
+      }
+      case KvType::kBf16: {
+        const uint16_t bits =
+            static_cast<uint16_t>(((r >> 63) << 15) | ((124 + (r >> 8) % 4) << 7) | (r & 0x7f));
+        std::memcpy(&kv.pool[i], &bits, 2);
+        break;
+      }
+      case KvType::kFp16: {
+        const uint16_t bits =
+            static_cast<uint16_t>(((r >> 63) << 15) | ((12 + (r >> 8) % 4) << 10) | (r & 0x3ff));
+        std::memcpy(&kv.pool[i], &bits, 2);
+        break;
+      }
+      case KvType::kFp8E4m3:
+        kv.pool[i] = static_cast<uint8_t>(((r >> 63) << 7) | ((4 + (r >> 8) % 4) << 3) | (r & 7));
+        break;
+      case KvType::kInt8:
+        kv.pool[i] = static_cast<uint8_t>(r);
+        break;
+    }
+  }
   if (shape.kv_type == KvType::kInt8) kv.k_scale = kv.v_scale = 1.0f / 64;
   if (shape.kv_type == KvType::kFp8E4m3) kv.k_scale = kv.v_scale = 0.5f;
   // Poison every slot no sequence owns: spare pages and the tail of each last page.
@@ -235,13 +253,14 @@ PagedKv make_paged_kv(const AttentionShape& shape, const std::vector<uint64_t>& 
     std::vector<bool> owned(kv.num_pages, false);
     for (const auto& p : kv.pages)
       for (uint32_t id : p) owned[id] = true;
-    const uint64_t row = uint64_t{shape.head_dim} * bytes;
     auto poison = [&](uint64_t page, uint64_t first_slot) {
       for (uint32_t h = 0; h < shape.kv_heads; ++h) {
-        const uint64_t base = (page * shape.kv_heads + h) * kv.page_bytes();
-        for (uint64_t o = base + first_slot * row; o < base + kv.page_bytes(); o += bytes) {
-          std::memcpy(&kv.k[o], nan, bytes);
-          std::memcpy(&kv.v[o], nan, bytes);
+        for (uint64_t slot = first_slot; slot < shape.page_size; ++slot) {
+          const uint64_t o = kv.row_offset(page, h, slot);
+          for (uint64_t i = 0; i < row; i += bytes) {
+            std::memcpy(&kv.pool[o + i], nan, bytes);
+            std::memcpy(&kv.pool[kv.v_offset + o + i], nan, bytes);
+          }
         }
       }
     };

@@ -1,6 +1,6 @@
-// A paged KV cache in memory, as engines lay it out: a pool of pages [page][kv_head][slot][dim]
-// for K and for V (HND, one (page, head) is a contiguous run), a block table per sequence with
-// shuffled physical page ids, ragged lengths, and NaN in every slot no sequence owns.
+// A paged KV cache in memory, as engines lay it out: a pool of pages in one of the engines'
+// layouts (KvLayout), a block table per sequence with shuffled physical page ids, ragged lengths,
+// and NaN in every slot no sequence owns.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +13,23 @@ namespace kvbench {
 
 enum class KvType { kFp32, kFp16, kBf16, kFp8E4m3, kInt8 };
 
+// Where a page keeps its rows (one row: one token's head_dim values of one KV head).
+//   hnd: K and V in pools of their own, a page [kv_head][slot][dim]: one (page, head) is a
+//        contiguous run (FlashInfer's HND; TensorRT-LLM's blocks).
+//   nhd: K and V in pools of their own, a page [slot][kv_head][dim]: a token's heads side by side
+//        (vLLM's FlashAttention backend, get_kv_cache_shape: (2, num_blocks, block_size,
+//        num_kv_heads, head_size); FlashInfer's NHD).
+//   hnd-joint, nhd-joint: K and V in one page, [K, V][...] (FlashInfer's paged kv_data,
+//        (num_pages, 2, ...); TensorRT-LLM's kvFactor dimension inside a block).
+enum class KvLayout { kHnd, kNhd, kHndJoint, kNhdJoint };
+
 // "fp32", "fp16", "bf16", "fp8" (= e4m3), "int8"; false for anything else.
 bool parse_kv_type(const std::string& name, KvType& out);
 const char* kv_type_name(KvType t);
 uint32_t kv_type_bytes(KvType t);
+// "hnd", "nhd", "hnd-joint", "nhd-joint"; false for anything else.
+bool parse_kv_layout(const std::string& name, KvLayout& out);
+const char* kv_layout_name(KvLayout layout);
 
 struct AttentionShape {
   uint32_t q_heads = 32;
@@ -24,6 +37,7 @@ struct AttentionShape {
   uint32_t head_dim = 128;
   uint32_t page_size = 16;  // tokens per page
   KvType kv_type = KvType::kBf16;
+  KvLayout layout = KvLayout::kHnd;
 };
 
 struct PagedKv {
@@ -31,12 +45,19 @@ struct PagedKv {
   std::vector<uint64_t> lengths;             // tokens per sequence
   std::vector<std::vector<uint32_t>> pages;  // block table: physical page ids per sequence
   uint64_t num_pages = 0;                    // pool size (more than the sequences use)
-  HugePageVector<uint8_t> k, v;              // pools, num_pages x kv_heads x page x dim values
-  float k_scale = 1.0f, v_scale = 1.0f;      // per-tensor dequantization scales (fp8, int8)
-  std::vector<float> q;                      // batch x q_heads x dim
+  HugePageVector<uint8_t> pool;              // every page's K and V rows, laid out by shape.layout
+  // Byte strides of the layout: one page to the next, one KV head to the next, one slot to the
+  // next; V's rows sit v_offset bytes after K's.
+  uint64_t page_stride = 0, head_stride = 0, slot_stride = 0, v_offset = 0;
+  float k_scale = 1.0f, v_scale = 1.0f;  // per-tensor dequantization scales (fp8, int8)
+  std::vector<float> q;                  // batch x q_heads x dim
 
-  uint64_t page_bytes() const;  // one (page, head) run
-  // Bytes of the K or V values of one token of one head, and where they start.
+  uint64_t row_bytes() const;
+  // Where K's row of (physical page, KV head, slot) starts in the pool; V's is v_offset further.
+  uint64_t row_offset(uint64_t page, uint32_t kv_head, uint64_t slot) const {
+    return page * page_stride + kv_head * head_stride + slot * slot_stride;
+  }
+  // The K or V row of one token of one head of a sequence.
   const uint8_t* k_row(uint64_t seq, uint64_t token, uint32_t kv_head) const;
   const uint8_t* v_row(uint64_t seq, uint64_t token, uint32_t kv_head) const;
   // Bytes decode attention must read: K and V of every token, the queries, the outputs

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 
 #include "kvbench.hpp"
 #include "paged_kv.hpp"
@@ -30,20 +32,65 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 class KernelMatchesReference : public ::testing::TestWithParam<Case> {};
 
+// Every layout, every path this CPU runs, both walks.
 TEST_P(KernelMatchesReference, WithinTolerance) {
   const Case& c = GetParam();
-  const PagedKv kv =
-      make_paged_kv({c.q_heads, c.kv_heads, c.head_dim, c.page_size, c.type}, c.lengths, 7);
-  const std::vector<double> reference = decode_attention_reference(kv);
-  for (CpuKernel kernel : supported_cpu_kernels(c.type)) {
-    SCOPED_TRACE(cpu_kernel_name(kernel));
-    std::vector<float> out(c.lengths.size() * c.q_heads * c.head_dim, std::nanf(""));  // poisoned
-    decode_attention_cpu(kv, CpuPlan{c.threads, c.chunk, kernel}, out.data());
-    const Comparison cmp = compare(reference, out.data(), 2e-3, 2e-3);
-    EXPECT_TRUE(cmp.all_finite) << "an output was not written, or a poisoned slot was read";
-    EXPECT_TRUE(cmp.pass) << "max abs error " << cmp.max_abs_error;
-    EXPECT_LT(cmp.max_abs_error, 1e-4);
+  for (KvLayout layout :
+       {KvLayout::kHnd, KvLayout::kNhd, KvLayout::kHndJoint, KvLayout::kNhdJoint}) {
+    SCOPED_TRACE(kv_layout_name(layout));
+    const PagedKv kv = make_paged_kv(
+        {c.q_heads, c.kv_heads, c.head_dim, c.page_size, c.type, layout}, c.lengths, 7);
+    const std::vector<double> reference = decode_attention_reference(kv);
+    for (CpuKernel kernel : supported_cpu_kernels(c.type)) {
+      for (CpuWalk walk : {CpuWalk::kHead, CpuWalk::kPage}) {
+        SCOPED_TRACE(std::string(cpu_kernel_name(kernel)) + " by " + cpu_walk_name(walk));
+        std::vector<float> out(c.lengths.size() * c.q_heads * c.head_dim,
+                               std::nanf(""));  // poisoned
+        decode_attention_cpu(kv, CpuPlan{c.threads, c.chunk, kernel, walk}, out.data());
+        const Comparison cmp = compare(reference, out.data(), 2e-3, 2e-3);
+        EXPECT_TRUE(cmp.all_finite) << "an output was not written, or a poisoned slot was read";
+        EXPECT_TRUE(cmp.pass) << "max abs error " << cmp.max_abs_error;
+        EXPECT_LT(cmp.max_abs_error, 1e-4);
+      }
+    }
   }
+}
+
+// The layouts put the same rows in different places: each (page, head, slot) has its own K and
+// V bytes, none shared, all inside the pool, and the strides are the engines' shapes.
+TEST(PagedKv, LayoutsPlaceEveryRowOnceInsideThePool) {
+  for (KvLayout layout :
+       {KvLayout::kHnd, KvLayout::kNhd, KvLayout::kHndJoint, KvLayout::kNhdJoint}) {
+    SCOPED_TRACE(kv_layout_name(layout));
+    const PagedKv kv = make_paged_kv({8, 4, 64, 16, KvType::kBf16, layout}, {40, 7}, 1, 2);
+    const uint64_t row = 64 * 2;
+    std::vector<int> owner(kv.pool.size(), 0);
+    for (uint64_t page = 0; page < kv.num_pages; ++page) {
+      for (uint32_t h = 0; h < 4; ++h) {
+        for (uint64_t slot = 0; slot < 16; ++slot) {
+          const uint64_t k = kv.row_offset(page, h, slot), v = k + kv.v_offset;
+          ASSERT_LE(v + row, kv.pool.size());
+          for (uint64_t i = 0; i < row; ++i) {
+            ++owner[k + i];
+            ++owner[v + i];
+          }
+        }
+      }
+    }
+    EXPECT_EQ(std::count(owner.begin(), owner.end(), 1),
+              static_cast<std::ptrdiff_t>(kv.pool.size()));
+    const bool hnd = layout == KvLayout::kHnd || layout == KvLayout::kHndJoint;
+    EXPECT_EQ(kv.slot_stride, hnd ? row : 4 * row);  // hnd: a head's slots are one run
+    const bool joint = layout == KvLayout::kHndJoint || layout == KvLayout::kNhdJoint;
+    EXPECT_EQ(kv.v_offset,
+              joint ? 16 * 4 * row : kv.num_pages * 16 * 4 * row);  // V in the same page
+    std::string name = kv_layout_name(layout);
+    KvLayout parsed;
+    EXPECT_TRUE(parse_kv_layout(name, parsed));
+    EXPECT_EQ(parsed, layout);
+  }
+  KvLayout parsed;
+  EXPECT_FALSE(parse_kv_layout("HND", parsed));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -78,15 +125,18 @@ TEST(KernelMatchesReference, PeakySoftmax) {
   for (float& x : kv.q) x *= 30.0f;
   const std::vector<double> reference = decode_attention_reference(kv);
   for (CpuKernel kernel : supported_cpu_kernels(KvType::kBf16)) {
-    SCOPED_TRACE(cpu_kernel_name(kernel));
-    std::vector<float> out(2 * 8 * 64);
-    decode_attention_cpu(kv, CpuPlan{2, 128, kernel}, out.data());
-    EXPECT_TRUE(compare(reference, out.data(), 2e-3, 2e-3).pass);
+    for (CpuWalk walk : {CpuWalk::kHead, CpuWalk::kPage}) {
+      SCOPED_TRACE(std::string(cpu_kernel_name(kernel)) + " by " + cpu_walk_name(walk));
+      std::vector<float> out(2 * 8 * 64);
+      decode_attention_cpu(kv, CpuPlan{2, 128, kernel, walk}, out.data());
+      EXPECT_TRUE(compare(reference, out.data(), 2e-3, 2e-3).pass);
+    }
   }
 }
 
 TEST(CpuKernels, ThePortablePathIsAlwaysThereAndTheBestIsTheWidest) {
-  for (KvType type : {KvType::kFp32, KvType::kFp16, KvType::kBf16, KvType::kFp8E4m3, KvType::kInt8}) {
+  for (KvType type :
+       {KvType::kFp32, KvType::kFp16, KvType::kBf16, KvType::kFp8E4m3, KvType::kInt8}) {
     const std::vector<CpuKernel> paths = supported_cpu_kernels(type);
     ASSERT_FALSE(paths.empty());
     EXPECT_EQ(paths.front(), CpuKernel::kPortable);
@@ -166,16 +216,32 @@ TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
   EXPECT_NE(bw["pages"].get<std::string>().find("pages"), std::string::npos);
 }
 
-TEST(Kvbench, AForcedPathIsTheOneRecorded) {
-  int status;
-  std::string err;
-  const nlohmann::json j =
-      run_json({"attention", "--model", "llama-3.1-8b", "--context", "256", "--batch", "1",
-                "--kv-dtype", "bf16", "--threads", "1", "--cpu-kernel", "portable", "--json"},
-               status, err);
-  ASSERT_EQ(status, 0) << err;
-  EXPECT_EQ(j["cpu_kernel"]["path"], "portable");
-  EXPECT_TRUE(j["correctness"]["pass"]);
+// The defaults (page walk, hnd pages) and what the flags force are what the record names.
+TEST(Kvbench, AForcedPathLayoutAndWalkAreTheOnesRecorded) {
+  struct Run {
+    std::vector<std::string> flags;
+    std::string path, layout, walk;
+  };
+  const std::vector<Run> runs = {{{"--cpu-kernel", "portable"}, "portable", "hnd", "page"},
+                                 {{"--kv-layout", "nhd-joint", "--cpu-walk", "head"},
+                                  cpu_kernel_name(best_cpu_kernel(KvType::kBf16)),
+                                  "nhd-joint",
+                                  "head"}};
+  for (const Run& r : runs) {
+    std::vector<std::string> args = {
+        "attention", "--model",    "llama-3.1-8b", "--context", "300", "--batch",
+        "2",         "--kv-dtype", "bf16",         "--threads", "2",   "--json"};
+    args.insert(args.end(), r.flags.begin(), r.flags.end());
+    int status;
+    std::string err;
+    const nlohmann::json j = run_json(args, status, err);
+    ASSERT_EQ(status, 0) << err;
+    EXPECT_EQ(j["cpu_kernel"]["path"], r.path);
+    EXPECT_EQ(j["problem"]["kv_layout"], r.layout);
+    EXPECT_EQ(j["cpu_kernel"]["walk"], r.walk);
+    EXPECT_TRUE(j["correctness"]["pass"]);
+    EXPECT_GT(j["paged_read"]["bytes_per_s"].get<double>(), 0);
+  }
 }
 
 TEST(Kvbench, BadInputIsOneLineNamingTheFlag) {
@@ -193,6 +259,12 @@ TEST(Kvbench, BadInputIsOneLineNamingTheFlag) {
       // vdpbf16ps multiplies bf16: no CPU runs that path for fp8 KV.
       {{"attention", "--model", "llama-3.1-8b", "--kv-dtype", "fp8", "--cpu-kernel", "avx512-bf16"},
        "--cpu-kernel"},
+      {{"attention", "--model", "llama-3.1-8b", "--kv-layout", "HND"}, "--kv-layout"},
+      {{"attention", "--model", "llama-3.1-8b", "--cpu-walk", "token"}, "--cpu-walk"},
+      {{"attention", "--model", "llama-3.1-8b", "--device", "cuda", "--kv-layout", "nhd"},
+       "--kv-layout"},
+      {{"attention", "--model", "llama-3.1-8b", "--device", "cuda", "--cpu-walk", "page"},
+       "--cpu-walk"},
       {{"benchmark"}, "command"}};
   for (const auto& [args, field] : cases) {
     int status;
