@@ -20,8 +20,14 @@ TEST(DecodeCalibration, TheNearestMeasurementOfTheSameClassAndWidth) {
   EXPECT_NEAR(a->efficiency(), 1849.0 / 3350.0, 1e-12);
   // Four long ragged sequences: the FlashMLA measurement (batch 4, mean 13,296 tokens).
   EXPECT_EQ(nearest_decode_anchor(h200, kv("bf16"), 4, 16384)->batch, 4u);
-  // No fp8 measurement is published for Hopper: the 16-bit one stands in.
-  EXPECT_EQ(nearest_decode_anchor(h200, kv("fp8"), 16, 4096)->kv_dtype, "bf16");
+  // fp8 KV takes an fp8 measurement (FlashAttention-3 at batch 1, 2.087 of 4.8 TB/s at 256K), even
+  // where a 16-bit one is nearer in batch and context.
+  const DecodeEfficiencyAnchor* fp8 = nearest_decode_anchor(h200, kv("fp8"), 1, 200000);
+  EXPECT_EQ(fp8->kv_dtype, "fp8");
+  EXPECT_NEAR(fp8->efficiency(), 2087.0 / 4800.0, 1e-12);
+  EXPECT_EQ(nearest_decode_anchor(h200, kv("fp8"), 16, 4000)->kv_dtype, "fp8");
+  // No fp8 measurement on Blackwell: the 16-bit one stands in.
+  EXPECT_EQ(nearest_decode_anchor(find_gpu("b200-180gb").value, kv("fp8"), 4, 16384)->kv_dtype, "bf16");
   // A class with no published measurement has none.
   EXPECT_EQ(nearest_decode_anchor(find_gpu("l4").value, kv("bf16"), 16, 4096), nullptr);
 }
