@@ -302,6 +302,20 @@ test('"Use N" keeps the focus on the verdict it changes', async () => {
   await page.close();
 });
 
+test('the page answers before the chart library loads, and says so when it cannot load', async () => {
+  const scripts = [];
+  const { page } = await open(browser, `${server.base}/index.html`, { before: async (p) => {
+    p.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname); });
+    await p.route('**/vendor/uplot/uPlot.iife.min.js', (route) => route.abort());
+  } });
+  // One bundle for the page's own scripts; the chart library asked for after the first answer.
+  assert.deepEqual(scripts.filter((s) => !s.includes('/wasm/')).slice(0, 1), ['/js/app.js']);
+  assert.match(await page.textContent('#verdict-headline'), /^vLLM will not start: Llama 3\.1 8B/);
+  assert.match(await page.textContent('#page-error'), /^The charts cannot be drawn: the chart library \(.*uPlot\.iife\.min\.js\) did not load\.$/);
+  assert.equal(await page.locator('.chart canvas').count(), 0);
+  await page.close();
+});
+
 test('every Copy button names what it copies', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#embed-details summary');

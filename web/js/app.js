@@ -6,7 +6,7 @@ import { markScrollingRegions, showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
 import { cliCommand } from './commands.js';
-import { drawMeasured, drawSweeps, resetCharts } from './charts.js';
+import { drawMeasured, drawSweeps, loadChartLibrary, resetCharts } from './charts.js';
 import { efficiencyOf, measuredFor } from './measured.js';
 import { measuredSummary, measuredView } from './views/measured.js';
 import { verdictView } from './views/verdict.js';
@@ -206,9 +206,14 @@ function restore() {
 }
 
 function showPageError(messages) {
+  showPageLine(messages.length ? `${messages.join('; ')}. Those fields keep their defaults.` : '');
+}
+
+// The line above the page for what no control can show (hidden when empty).
+function showPageLine(text) {
   const box = $('page-error');
-  box.hidden = messages.length === 0;
-  box.textContent = messages.length ? `${messages.join('; ')}. Those fields keep their defaults.` : '';
+  box.hidden = !text;
+  box.textContent = text;
 }
 
 async function main() {
@@ -231,9 +236,7 @@ async function main() {
     page.kv = await loading;
   } catch (e) {
     $('loading')?.remove();
-    const box = $('page-error');
-    box.hidden = false;
-    box.textContent = `The WebAssembly core did not load: ${e.message}`;
+    showPageLine(`The WebAssembly core did not load: ${e.message}`);
     return;
   }
   page.catalog.gpus = page.kv.gpus().gpus;
@@ -243,9 +246,15 @@ async function main() {
   update({ pushHash: false, sweeps: false });  // the answers first; the charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
   // The charts and the model list (every config.json, for the search box) after the first answer.
-  setTimeout(() => {
+  const charts = loadChartLibrary();
+  setTimeout(async () => {
     page.catalog.models = page.kv.models().models;
     fillModels();
+    try {
+      await charts;
+    } catch (e) {
+      showPageLine(`The charts cannot be drawn: ${e.message}.`);
+    }
     update({ pushHash: false });  // and the charts
     document.body.dataset.ready = 'true';
     fetchMeasured();

@@ -1,5 +1,6 @@
-// The page's charts, drawn by uPlot (bundled from npm into vendor/, loaded as a classic script:
-// it is small and redraws a chart in about a millisecond), and the card's memory bar. Each chart
+// The page's charts, drawn by uPlot (bundled from npm into vendor/, loaded as a classic script
+// after the first answer: it redraws a chart in about a millisecond, but evaluating it took 80 ms
+// of a 2-core machine's start-up), and the card's memory bar. Each chart
 // is made once in its container and given new data on every change; its legend shows the values
 // under the cursor, and chart-access.js adds the keyboard, the spoken values and the CSV.
 import { commas, rate, ratio, seconds, tokens } from './format.js';
@@ -7,6 +8,23 @@ import { makeReadable, readout, stepTo } from './chart-access.js';
 import { drawMemory } from './chart-memory.js';
 
 const charts = new Map();  // container id -> {plot, key, spec, shown, observer}
+
+let library = null;
+/**
+ * Loads uPlot once (charts drawn before it has loaded are skipped, not queued).
+ * @returns {Promise<void>} rejects with a message naming the file when it does not load
+ */
+export function loadChartLibrary() {
+  if (globalThis.uPlot) return Promise.resolve();
+  library ??= new Promise((resolve, reject) => {
+    const src = new URL('../vendor/uplot/uPlot.iife.min.js', import.meta.url).href;
+    const script = Object.assign(document.createElement('script'), { src });
+    script.addEventListener('load', () => resolve());
+    script.addEventListener('error', () => { library = null; reject(new Error(`the chart library (${src}) did not load`)); });
+    document.head.append(script);
+  });
+  return library;
+}
 
 // The axes' text and grid and the series' colours come from the stylesheet (light or dark theme).
 function theme() {
