@@ -67,7 +67,7 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
 test('a host page: widgets share one module, update independently, keep their styles, contain hostile values', async () => {
   const { page, problems, wasm } = await openWidgets(`${server.base}/test-host/host.html`, 4);
   assert.equal(wasm.filter((u) => u.includes('/js/wasm/')).length, 1, 'the host page fetched the module once');
-  const instantiations = await page.evaluate(async () => (await import('/js/kvscope-client.js')).instantiations);
+  const instantiations = await page.evaluate(async () => (await import('/js/kvscope-client.js')).instantiations());
   assert.equal(instantiations, 1, 'one WebAssembly instance for every widget');
   const before = await inWidget(page, 'b', '#kv-bytes-per-token');
   const a0 = await inWidget(page, 'a', '.big');

@@ -118,7 +118,7 @@ test('bad input: a KvscopeError naming the field, then the next request still an
 test('the module is loaded once and shared', async () => {
   const again = await loadKvscope();
   assert.equal(again, kv);
-  assert.equal(client.instantiations, 1);
+  assert.equal(client.instantiations(), 1);
 });
 
 test('the first module answers the sizing commands only; the full one, loaded apart, every command alike', async () => {
@@ -130,7 +130,7 @@ test('the first module answers the sizing commands only; the full one, loaded ap
   assert.ok(full instanceof client.KvscopeFull);
   assert.equal(await loadKvscope({ full: true }), full, 'loaded once and shared');
   assert.equal(await loadKvscope(), kv, 'beside the first module, not in its place');
-  assert.equal(client.instantiations, 2);
+  assert.equal(client.instantiations(), 2);
   for (const s of SCENARIOS.slice(0, 3)) assert.deepEqual(full.plan(s), kv.plan(s), JSON.stringify(s));
   assert.deepEqual(full.models(), kv.models());
   assert.deepEqual(full.commandLine('plan', SCENARIOS[0]), kv.commandLine('plan', SCENARIOS[0]));

@@ -23,9 +23,10 @@ export class KvscopeError extends Error {
   }
 }
 
+// From the js/ folder's parent: the same URLs from this file and from the widget's bundle in embed/.
 const moduleUrls = {
-  sizing: new URL('./wasm/kvscope_module.mjs', import.meta.url),
-  full: new URL('./wasm/kvscope_full_module.mjs', import.meta.url),
+  sizing: new URL('../js/wasm/kvscope_module.mjs', import.meta.url),
+  full: new URL('../js/wasm/kvscope_full_module.mjs', import.meta.url),
 };
 
 /** @type {Record<'sizing'|'full', Promise<Kvscope>|null>} (the full one resolves to a KvscopeFull) */
@@ -60,14 +61,23 @@ export function loadKvscope(init = {}) {
   return loading[kind];
 }
 
-/** How many times a module has been instantiated in this page, both kinds (tests read it). */
-export let instantiations = 0;
+// Counted page-wide: the page's and the widget's bundles each hold a copy of this file.
+const instancesKey = Symbol.for('kvscope.instantiations');
+
+/**
+ * How many times a module has been instantiated in this page, both kinds, by every copy of this
+ * client (tests read it).
+ * @returns {number}
+ */
+export function instantiations() {
+  return /** @type {any} */ (globalThis)[instancesKey] ?? 0;
+}
 
 /** The sizing commands: estimate, plan, sweep, the catalogues and the command line. */
 export class Kvscope {
   /** @param {any} module the instantiated module @param {'sizing'|'full'} kind which one */
   constructor(module, kind) {
-    instantiations += 1;
+    /** @type {any} */ (globalThis)[instancesKey] = instantiations() + 1;
     this.module = module;
     this.kind = kind;
     this.dead = false;
