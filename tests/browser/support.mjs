@@ -79,7 +79,19 @@ mkdirSync(artifactsDir, { recursive: true });
 
 /** Saves a full-page screenshot under build-artifacts/screenshots/ (and docs/ when asked). */
 export async function screenshot(page, name) {
+  // A viewport as tall as the page: panels out of view are not rendered (content-visibility: auto),
+  // and the page's height changes as they are, until it settles.
+  const viewport = page.viewportSize();
+  for (let i = 0, height = viewport.height; i < 5; i++) {
+    await page.setViewportSize({ width: viewport.width, height });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const next = Math.max(viewport.height, await page.evaluate(() => Math.ceil(document.body.getBoundingClientRect().bottom
+      + parseFloat(getComputedStyle(document.body).marginBottom) + window.scrollY)));
+    if (next === height) break;
+    height = next;
+  }
   await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: true });
+  await page.setViewportSize(viewport);
   if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {  // the README's pictures
     mkdirSync(path.join(repoRoot, 'docs'), { recursive: true });
     await page.screenshot({ path: path.join(repoRoot, 'docs', `${name}.png`), fullPage: false });

@@ -54,16 +54,21 @@ export function showChanged(container, key, make) {
  * it by its section's heading; a box that fits is left out of the Tab order.
  */
 export function markScrollingRegions() {
-  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.scroll'))) {
-    if (el.scrollWidth > el.clientWidth + 1) {
+  // Every width read before any attribute is written: one layout, not one per region.
+  const regions = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('.scroll')]);
+  const scrolls = regions.map((el) => el.scrollWidth > el.clientWidth + 1);
+  regions.forEach((el, i) => {
+    if (scrolls[i]) {
       const heading = el.closest('section')?.querySelector('h2')?.textContent ?? 'Table';
+      const label = `${heading} (scrolls sideways)`;
+      if (el.getAttribute('aria-label') === label && el.tabIndex === 0) return;
       el.tabIndex = 0;
       el.setAttribute('role', 'region');
-      el.setAttribute('aria-label', `${heading} (scrolls sideways)`);
+      el.setAttribute('aria-label', label);
     } else if (el.hasAttribute('tabindex')) {
       for (const a of ['tabindex', 'role', 'aria-label']) el.removeAttribute(a);
     }
-  }
+  });
 }
 
 /** Saves `text` as a file named `filename`: a Blob link, clicked (no inline script needed). */
