@@ -25,8 +25,10 @@ async function openWidgets(url, count, options = {}) {
       document.addEventListener(type, (e) => window.__seen.push({ type, id: e.target.id, detail: e.detail }));
     }
   } });
+  // Two frames at each position: a widget answers once a frame has seen it in view, and a busy
+  // main thread would otherwise let the scroll pass a widget between two frames.
   for (let y = 0; y < 20000; y += 500) {
-    await page.evaluate((v) => window.scrollTo(0, v), y);
+    await page.evaluate((v) => new Promise((r) => { window.scrollTo(0, v); requestAnimationFrame(() => requestAnimationFrame(r)); }), y);
     if (await page.evaluate(() => window.scrollY + innerHeight >= document.documentElement.scrollHeight)) break;
   }
   await page.waitForFunction((n) => new Set(document.querySelectorAll('kv-cache-explorer')).size <= n &&
