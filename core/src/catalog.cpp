@@ -79,33 +79,14 @@ Result<Entry> find_entry(const std::vector<Entry>& entries, std::string_view id,
   return Result<Entry>::failure(make_error(kUnknownId, field, detail));
 }
 
-}  // namespace
-
-const std::vector<ModelEntry>& model_catalog() {
-  static const std::vector<ModelEntry> entries = [] {
-    std::vector<ModelEntry> out;
-    const json doc = json::parse(data::kModelsJson, nullptr, false);
-    if (!doc.is_object() || !doc.contains("models")) return out;
-    for (const json& m : doc["models"]) {
-      std::vector<std::string> aliases;
-      if (m.contains("aliases") && m["aliases"].is_array()) {
-        for (const json& a : m["aliases"]) {
-          if (a.is_string()) aliases.push_back(a.get<std::string>());
-        }
-      }
-      out.push_back(ModelEntry{text_of(m, "id"), text_of(m, "name"), text_of(m, "family"),
-                               text_of(m, "hf_id"), aliases, text_of(m, "source"),
-                               count_of(m, "params_published"),
-                               count_of(m, "active_params_published"), text_of(m, "params_source"),
-                               m.contains("config") ? m["config"].dump() : "{}",
-                               text_of(m, "base_model")});
-    }
-    return out;
-  }();
-  return entries;
+// The entries of doc[key], each read by `read`; none when the key is missing.
+template <typename Entry, typename Read>
+std::vector<Entry> read_entries(const json& doc, const char* key, Read&& read) {
+  std::vector<Entry> out;
+  if (!doc.is_object() || !doc.contains(key)) return out;
+  for (const json& e : doc[key]) out.push_back(read(e));
+  return out;
 }
-
-namespace {
 
 // gpus.json, parsed once for the GPUs and their class's decode measurements.
 const json& gpus_document() {
@@ -115,39 +96,63 @@ const json& gpus_document() {
 
 }  // namespace
 
+const std::vector<ModelEntry>& model_catalog() {
+  static const std::vector<ModelEntry> entries = read_entries<ModelEntry>(
+      json::parse(data::kModelsJson, nullptr, false), "models", [](const json& m) {
+        std::vector<std::string> aliases;
+        if (m.contains("aliases") && m["aliases"].is_array()) {
+          for (const json& a : m["aliases"]) {
+            if (a.is_string()) aliases.push_back(a.get<std::string>());
+          }
+        }
+        return ModelEntry{text_of(m, "id"),
+                          text_of(m, "name"),
+                          text_of(m, "family"),
+                          text_of(m, "hf_id"),
+                          aliases,
+                          text_of(m, "source"),
+                          count_of(m, "params_published"),
+                          count_of(m, "active_params_published"),
+                          text_of(m, "params_source"),
+                          m.contains("config") ? m["config"].dump() : "{}",
+                          text_of(m, "base_model")};
+      });
+  return entries;
+}
+
 const std::vector<GpuEntry>& gpu_catalog() {
-  static const std::vector<GpuEntry> entries = [] {
-    std::vector<GpuEntry> out;
-    const json& doc = gpus_document();
-    if (!doc.is_object() || !doc.contains("gpus")) return out;
-    for (const json& g : doc["gpus"]) {
-      out.push_back(GpuEntry{text_of(g, "id"), text_of(g, "name"), text_of(g, "vendor"),
-                             text_of(g, "device_class"), text_of(g, "memory_marketed"),
-                             count_of(g, "memory_bytes"),
-                             text_of(g, "memory_bytes_source"),
-                             count_of(g, "bandwidth_bytes_per_s"), rate_of(g, "bf16_dense_flops"),
-                             rate_of(g, "fp8_dense_flops"), text_of(g, "source"),
-                             g.contains("price") ? rate_of(g["price"], "usd_per_gpu_hour") : 0,
-                             g.contains("price") ? text_of(g["price"], "source") : ""});
-    }
-    return out;
-  }();
+  static const std::vector<GpuEntry> entries =
+      read_entries<GpuEntry>(gpus_document(), "gpus", [](const json& g) {
+        return GpuEntry{text_of(g, "id"),
+                        text_of(g, "name"),
+                        text_of(g, "vendor"),
+                        text_of(g, "device_class"),
+                        text_of(g, "memory_marketed"),
+                        count_of(g, "memory_bytes"),
+                        text_of(g, "memory_bytes_source"),
+                        count_of(g, "bandwidth_bytes_per_s"),
+                        rate_of(g, "bf16_dense_flops"),
+                        rate_of(g, "fp8_dense_flops"),
+                        text_of(g, "source"),
+                        g.contains("price") ? rate_of(g["price"], "usd_per_gpu_hour") : 0,
+                        g.contains("price") ? text_of(g["price"], "source") : ""};
+      });
   return entries;
 }
 
 const std::vector<DecodeEfficiencyAnchor>& decode_efficiency_anchors() {
-  static const std::vector<DecodeEfficiencyAnchor> anchors = [] {
-    std::vector<DecodeEfficiencyAnchor> out;
-    const json& doc = gpus_document();
-    if (!doc.is_object() || !doc.contains("decode_efficiency")) return out;
-    for (const json& a : doc["decode_efficiency"]) {
-      out.push_back({text_of(a, "device_class"), text_of(a, "kv_dtype"), count_of(a, "batch"),
-                     count_of(a, "context"), rate_of(a, "achieved_bytes_per_s"),
-                     rate_of(a, "datasheet_bytes_per_s"), text_of(a, "measured_on"),
-                     text_of(a, "kernel"), text_of(a, "source")});
-    }
-    return out;
-  }();
+  static const std::vector<DecodeEfficiencyAnchor> anchors =
+      read_entries<DecodeEfficiencyAnchor>(gpus_document(), "decode_efficiency", [](const json& a) {
+        return DecodeEfficiencyAnchor{text_of(a, "device_class"),
+                                      text_of(a, "kv_dtype"),
+                                      count_of(a, "batch"),
+                                      count_of(a, "context"),
+                                      rate_of(a, "achieved_bytes_per_s"),
+                                      rate_of(a, "datasheet_bytes_per_s"),
+                                      text_of(a, "measured_on"),
+                                      text_of(a, "kernel"),
+                                      text_of(a, "source")};
+      });
   return anchors;
 }
 
@@ -168,8 +173,8 @@ std::string identity_of(std::string_view name) {
   if (s.size() > 5 && s.compare(s.size() - 5, 5, ".gguf") == 0) s.resize(s.size() - 5);
   std::string out, word;
   const auto flush = [&] {
-    static const std::vector<std::string> packaging = {"meta", "instruct", "chat", "it",  "hf",
-                                                        "base", "gguf",     "f16",  "bf16", "fp16"};
+    static const std::vector<std::string> packaging = {"meta", "instruct", "chat", "it",   "hf",
+                                                       "base", "gguf",     "f16",  "bf16", "fp16"};
     const auto digit = [&](size_t i) {
       return i < word.size() && std::isdigit(static_cast<unsigned char>(word[i])) != 0;
     };

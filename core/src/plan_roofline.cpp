@@ -36,13 +36,16 @@ Result<StepEstimate> sum_stages(const std::vector<GpuLoad>& loads, Step&& step) 
 CalibratedDecode calibrate_decode(const std::string& gpu_id, const PlanRoofline& r,
                                   const Dtype& kv) {
   CalibratedDecode out;
-  const Result<GpuEntry> gpu = find_gpu(gpu_id);
+  if (gpu_id.empty()) {  // no lookup: an unknown id would build suggestions on every plan
+    out.reason = "a custom GPU has no published decode-attention measurement";
+    return out;
+  }
+  const Result<GpuEntry> gpu = find_gpu(gpu_id);  // the plan found it already: ok
   const DecodeEfficiencyAnchor* anchor =
       gpu.ok ? nearest_decode_anchor(gpu.value, kv, r.batch, r.context_tokens) : nullptr;
   if (anchor == nullptr) {
-    out.reason = gpu.ok ? "no published decode-attention measurement on a " +
-                              gpu.value.device_class + " GPU in the catalogue"
-                        : "a custom GPU has no published decode-attention measurement";
+    out.reason = "no published decode-attention measurement on a " + gpu.value.device_class +
+                 " GPU in the catalogue";
     return out;
   }
   const double bandwidth = r.peaks.bandwidth_bytes_per_s;

@@ -7,6 +7,8 @@
 #include <cpuid.h>
 #endif
 
+#include "enum_names.hpp"
+
 namespace kvbench {
 namespace {
 
@@ -61,10 +63,10 @@ const char* cpu_kernel_name(CpuKernel k) {
 }
 
 std::optional<CpuKernel> parse_cpu_kernel(const std::string& name) {
-  for (CpuKernel k : {CpuKernel::kPortable, CpuKernel::kAvx2, CpuKernel::kAvx512,
-                      CpuKernel::kAvx512Bf16, CpuKernel::kAvx512Vnni}) {
-    if (name == cpu_kernel_name(k)) return k;
-  }
+  static const CpuKernel kAll[] = {CpuKernel::kPortable, CpuKernel::kAvx2, CpuKernel::kAvx512,
+                                   CpuKernel::kAvx512Bf16, CpuKernel::kAvx512Vnni};
+  CpuKernel k;
+  if (parse_enum_name(name, kAll, cpu_kernel_name, k)) return k;
   return std::nullopt;
 }
 

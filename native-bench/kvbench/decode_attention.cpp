@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "enum_names.hpp"
 #include "kernel_units.hpp"
 
 namespace kvbench {
@@ -74,13 +75,8 @@ std::vector<double> decode_attention_reference(const PagedKv& kv) {
 }
 
 bool parse_cpu_walk(const std::string& name, CpuWalk& out) {
-  for (CpuWalk w : {CpuWalk::kHead, CpuWalk::kPage}) {
-    if (name == cpu_walk_name(w)) {
-      out = w;
-      return true;
-    }
-  }
-  return false;
+  static const CpuWalk kAll[] = {CpuWalk::kHead, CpuWalk::kPage};
+  return parse_enum_name(name, kAll, cpu_walk_name, out);
 }
 
 const char* cpu_walk_name(CpuWalk walk) { return walk == CpuWalk::kPage ? "page" : "head"; }

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <random>
 
+#include "enum_names.hpp"
+
 namespace kvbench {
 namespace {
 
@@ -93,13 +95,9 @@ const char* kv_type_name(KvType t) {
 }
 
 bool parse_kv_layout(const std::string& name, KvLayout& out) {
-  for (KvLayout l : {KvLayout::kHnd, KvLayout::kNhd, KvLayout::kHndJoint, KvLayout::kNhdJoint}) {
-    if (name == kv_layout_name(l)) {
-      out = l;
-      return true;
-    }
-  }
-  return false;
+  static const KvLayout kAll[] = {KvLayout::kHnd, KvLayout::kNhd, KvLayout::kHndJoint,
+                                  KvLayout::kNhdJoint};
+  return parse_enum_name(name, kAll, kv_layout_name, out);
 }
 
 const char* kv_layout_name(KvLayout layout) {
