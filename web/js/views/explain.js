@@ -2,6 +2,7 @@
 // printed rounding or different (with the reason); what was taken as measured; and the button
 // that plans the page from the log's machine.
 import { h } from '../dom.js';
+import { commas } from '../format.js';
 
 const MARK = { exact: '✓ exact', rounding: '≈ rounding', differs: '✗ differs' };
 
@@ -19,7 +20,7 @@ export function explainView(r, { modelFromPage = '', dropped = [], onUse } = {})
     h('p', { class: 'big', id: 'explain-answer', 'aria-live': 'polite' },
       `${r.engine_label}${version}, ${r.model.name}: ${count('exact')} exact, ${count('rounding')} within the printed rounding, ${count('differs')} different.`),
     h('p', { class: 'muted' },
-      `${r.lines.toLocaleString('en-US')} lines read. Model ${r.model.name}${named}${modelFromPage ? ` — the log does not name it: the page's model (${modelFromPage}) was used; change it above if it is another` : ''}. `,
+      `${commas(r.lines)} lines read. Model ${r.model.name}${named}${modelFromPage ? ` — the log does not name it: the page's model (${modelFromPage}) was used; change it above if it is another` : ''}. `,
       'Read from the log: ', Object.entries(r.arguments).map(([k, v]) => `${k} ${v}`).join(', '), '.',
       r.modelled_version ? ` Modelled as ${r.engine_label} ${r.modelled_version.label}.` : ''),
     r.inputs.length ? h('ul', { id: 'explain-inputs' }, r.inputs.map((i) =>
