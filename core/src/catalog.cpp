@@ -88,6 +88,50 @@ std::vector<Entry> read_entries(const json& doc, const char* key, Read&& read) {
   return out;
 }
 
+// models.json with each entry's "config" object replaced by its ordinal, and the objects' texts.
+// The configs are three quarters of the catalogue: the lookup parses the rest, and a config is
+// parsed only by the plan that uses it (import_config), not parsed and written back for each.
+struct CutConfigs {
+  std::string rest;
+  std::vector<std::string_view> configs;
+};
+
+// The end of the JSON object or array that starts at `at` (strings may hold brackets).
+size_t end_of_value(std::string_view text, size_t at) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = at; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+CutConfigs cut_configs(std::string_view text) {
+  constexpr std::string_view kKey = "\"config\":";
+  CutConfigs out;
+  size_t copied = 0;
+  for (size_t key = text.find(kKey); key != std::string_view::npos; key = text.find(kKey, copied)) {
+    const size_t start = text.find_first_not_of(" ", key + kKey.size());
+    if (start == std::string_view::npos || text[start] != '{') break;
+    const size_t end = end_of_value(text, start);
+    out.rest.append(text.substr(copied, start - copied)).append(std::to_string(out.configs.size()));
+    out.configs.push_back(text.substr(start, end - start));
+    copied = end;
+  }
+  out.rest.append(text.substr(copied));
+  return out;
+}
+
 // gpus.json, parsed once for the GPUs and their class's decode measurements.
 const json& gpus_document() {
   static const json doc = json::parse(data::kGpusJson, nullptr, false);
@@ -97,26 +141,30 @@ const json& gpus_document() {
 }  // namespace
 
 const std::vector<ModelEntry>& model_catalog() {
-  static const std::vector<ModelEntry> entries = read_entries<ModelEntry>(
-      json::parse(data::kModelsJson, nullptr, false), "models", [](const json& m) {
-        std::vector<std::string> aliases;
-        if (m.contains("aliases") && m["aliases"].is_array()) {
-          for (const json& a : m["aliases"]) {
-            if (a.is_string()) aliases.push_back(a.get<std::string>());
+  static const std::vector<ModelEntry> entries = [] {
+    const CutConfigs cut = cut_configs(data::kModelsJson);
+    return read_entries<ModelEntry>(
+        json::parse(cut.rest, nullptr, false), "models", [&](const json& m) {
+          std::vector<std::string> aliases;
+          if (m.contains("aliases") && m["aliases"].is_array()) {
+            for (const json& a : m["aliases"]) {
+              if (a.is_string()) aliases.push_back(a.get<std::string>());
+            }
           }
-        }
-        return ModelEntry{text_of(m, "id"),
-                          text_of(m, "name"),
-                          text_of(m, "family"),
-                          text_of(m, "hf_id"),
-                          aliases,
-                          text_of(m, "source"),
-                          count_of(m, "params_published"),
-                          count_of(m, "active_params_published"),
-                          text_of(m, "params_source"),
-                          m.contains("config") ? m["config"].dump() : "{}",
-                          text_of(m, "base_model")};
-      });
+          const uint64_t config = count_of(m, "config");
+          return ModelEntry{text_of(m, "id"),
+                            text_of(m, "name"),
+                            text_of(m, "family"),
+                            text_of(m, "hf_id"),
+                            aliases,
+                            text_of(m, "source"),
+                            count_of(m, "params_published"),
+                            count_of(m, "active_params_published"),
+                            text_of(m, "params_source"),
+                            config < cut.configs.size() ? std::string(cut.configs[static_cast<size_t>(config)]) : "{}",
+                            text_of(m, "base_model")};
+        });
+  }();
   return entries;
 }
 

@@ -1,6 +1,7 @@
 // The catalogues: size, coverage of families, provenance, and that every model imports cleanly.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
@@ -22,6 +23,20 @@ TEST(Catalog, AtLeastThirtyModelsAllImportWithASource) {
     const Result<ImportedModel> imported = import_config(m.config_json);
     EXPECT_TRUE(imported.ok) << m.id << ": " << imported.error.message;
     if (imported.ok) EXPECT_FALSE(imported.value.shape.layers.empty()) << m.id;
+  }
+}
+
+// The catalogue is read with its configs cut out as text (catalog.cpp): each entry still holds
+// exactly the config of its entry in core/data/models.json, in order.
+TEST(Catalog, EachModelKeepsTheConfigOfItsEntryInTheDataFile) {
+  const nlohmann::ordered_json file = nlohmann::ordered_json::parse(test::read_data("../../core/data/models.json"));
+  const std::vector<ModelEntry>& models = model_catalog();
+  ASSERT_EQ(models.size(), file["models"].size());
+  for (size_t i = 0; i < models.size(); ++i) {
+    const nlohmann::ordered_json& entry = file["models"][i];
+    EXPECT_EQ(models[i].id, entry["id"]);
+    EXPECT_EQ(nlohmann::ordered_json::parse(models[i].config_json), entry["config"]) << models[i].id;
+    EXPECT_EQ(models[i].params_published, entry.value("params_published", uint64_t{0})) << models[i].id;
   }
 }
 
