@@ -58,12 +58,14 @@ const widgetBytes = await (async () => {
     shared_module: module.reduce((a, b) => a + b.gzip, 0), wasm_fetches: files.filter((f) => f.file.endsWith('.wasm')).length };
 })();
 
-// 2. Control changes: script + DOM + chart updates, then a forced style/layout, per change.
+// 2. Control changes: script + DOM + chart updates, then a forced style/layout, per change; first
+// with the answer in view (as the page opens: the card's memory and the charts, out of view, wait),
+// then with the charts in view (each change also runs the sweep and redraws them).
 const browser = await launch();
 const page = await browser.newPage();
 await page.goto(url);
 await page.waitForSelector('body[data-ready]', { state: 'attached' });
-const changes = await page.evaluate(async () => {
+const timeChanges = () => page.evaluate(async () => {
   const fire = (id, value, event) => { const el = document.getElementById(id); el.value = value; el.dispatchEvent(new Event(event)); };
   const steps = [];
   const gpus = ['custom', 'h100-sxm-80gb', 'rtx-4090', 'a100-sxm-80gb'];
@@ -83,6 +85,10 @@ const changes = await page.evaluate(async () => {
   }
   return steps.slice(8);  // the first changes create the charts
 });
+const changes = await timeChanges();
+await page.locator('#chart-concurrency').scrollIntoViewIfNeeded();
+await page.waitForSelector('body[data-sweeps="drawn"]', { state: 'attached' });
+const changesChartsInView = await timeChanges();
 
 // The median of a Google Benchmark of the native core (its label is the request it ran).
 const benchBin = path.join(repoRoot, 'build/native/native-bench/kvscope_bench');
@@ -125,6 +131,11 @@ await server.close();
 const chromium = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
 const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? os.cpus()[0]?.model;
+const changeFigures = (steps) => ({
+  script_median: round(median(steps.map((c) => c.script))), script_p95: round(quantile(steps.map((c) => c.script), 0.95)),
+  with_layout_median: round(median(steps.map((c) => c.layout))), with_layout_p95: round(quantile(steps.map((c) => c.layout), 0.95)),
+  changes: steps.length,
+});
 const loaded = bytes.filter((b) => /\.(js|mjs|wasm)$/.test(b.file));
 const result = {
   machine: `${cpu}, ${os.cpus().length} cores, ${chromium}`,
@@ -132,11 +143,8 @@ const result = {
   command: 'node scripts/bench-page.mjs',
   commit,
   first_result_ms: { median: round(median(firstResult), 1), max: round(Math.max(...firstResult), 1), runs: firstResult.length },
-  control_change_ms: {
-    script_median: round(median(changes.map((c) => c.script))), script_p95: round(quantile(changes.map((c) => c.script), 0.95)),
-    with_layout_median: round(median(changes.map((c) => c.layout))), with_layout_p95: round(quantile(changes.map((c) => c.layout), 0.95)),
-    changes: changes.length,
-  },
+  control_change_ms: changeFigures(changes),
+  control_change_charts_in_view_ms: changeFigures(changesChartsInView),
   bytes_gzip: { wasm_and_js: loaded.reduce((a, b) => a + b.gzip, 0), everything: bytes.reduce((a, b) => a + b.gzip, 0),
     files: Object.fromEntries(bytes.map((b) => [b.file, b.gzip])) },
   first_solve_bytes_gzip: { total: Object.values(lazyBytes).reduce((a, b) => a + b, 0), files: lazyBytes },
@@ -150,6 +158,7 @@ console.log(JSON.stringify(result, null, 2));
 const wasmGzip = result.bytes_gzip.files['/js/wasm/kvscope_module.wasm'] ?? 0;
 console.log(`\nfirst result ${result.first_result_ms.median} ms median after navigation (target <= 500)`);
 console.log(`control change ${result.control_change_ms.with_layout_median} ms median, ${result.control_change_ms.with_layout_p95} ms p95 incl. layout (target <= 16 at p95)`);
+console.log(`control change with the charts in view ${result.control_change_charts_in_view_ms.with_layout_median} ms median, ${result.control_change_charts_in_view_ms.with_layout_p95} ms p95`);
 console.log(`page loads ${(result.bytes_gzip.everything / 1000).toFixed(1)} kB gzipped in all (target <= 200), the module ${(wasmGzip / 1000).toFixed(1)} kB (target <= 150)`);
 console.log(`first solve fetches the full module: ${(result.first_solve_bytes_gzip.total / 1000).toFixed(1)} kB gzipped (not part of the first load)`);
 console.log(`widget: ${(widgetBytes.widget_js / 1000).toFixed(1)} kB of JS gzipped beyond the shared module (${(widgetBytes.shared_module / 1000).toFixed(1)} kB, fetched ${widgetBytes.wasm_fetches}x for 7 widgets)`);

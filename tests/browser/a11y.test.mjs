@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '../paths.mjs';
-import { serve, launch, open } from './support.mjs';
+import { serve, launch, open, showSweeps } from './support.mjs';
 
 const AXE = await readFile(path.join(repoRoot, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
@@ -38,6 +38,7 @@ test('axe-core: no serious or critical violation, light and dark, desktop and ph
     const { page, problems } = await open(browser, `${server.base}/index.html#${s.hash}`, { width: s.width, height: s.height });
     await page.waitForSelector('body[data-measured]', { state: 'attached' });
     assert.deepEqual(await seriousViolations(page), [], s.name);
+    await showSweeps(page);  // and with the charts drawn
     for (const details of await page.locator('details').all()) await details.evaluate((d) => { d.open = true; });
     await page.fill('#batch', '0');  // an edit's error beside its field
     assert.deepEqual(await seriousViolations(page), [], `${s.name}, every section open and an error shown`);

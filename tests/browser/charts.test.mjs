@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { siteDir } from '../paths.mjs';
 import { cliReport } from '../support/cli-request.mjs';
-import { serve, launch, open, screenshot, cliPlan } from './support.mjs';
+import { serve, launch, open, screenshot, cliPlan, showSweeps } from './support.mjs';
 
 const { DEFAULTS, sweepRequest, toHash } = await import(path.join(siteDir, 'js/state.js'));
 const { makeFormat, tokens } = await import(path.join(siteDir, 'js/format.js'));
@@ -39,6 +39,7 @@ const legendValues = (page, chart) => page.$$eval(`${chart} .u-legend .u-value`,
 
 test('token axes read 1K … 64K and the sequences axis is logarithmic: the last few sequences stand off the floor', async () => {
   const { page, problems } = await open(browser, url(H100), { init: recordCanvasTexts });
+  await showSweeps(page);
   const sweep = cliReport('sweep', sweepRequest(H100));
   const fits = sweep.concurrency_vs_context.points.map((p) => p[1]);
   assert.ok(fits[0] > 100 * fits.at(-1), `a span of decades: ${fits[0]} to ${fits.at(-1)}`);
@@ -67,6 +68,7 @@ test('token axes read 1K … 64K and the sequences axis is logarithmic: the last
 
 test('values under the mouse and under the keyboard, in the legend and spoken', async () => {
   const { page, problems } = await open(browser, url(H100));
+  await showSweeps(page);
   const points = cliReport('sweep', sweepRequest(H100)).concurrency_vs_context.points;
   const said = (i) => `context ${points[i][0].toLocaleString('en-US')} tokens: ${points[i][1]} sequence${points[i][1] === 1 ? '' : 's'}`;
   // At rest the legend shows the last point: max_model_len.
@@ -99,6 +101,7 @@ test('values under the mouse and under the keyboard, in the legend and spoken', 
 
 test('decode: tokens/s and step time on charts of their own, both lines drawn, the KV cap marked', async () => {
   const { page, problems } = await open(browser, url(H100), { init: recordCanvasTexts });
+  await showSweeps(page);
   const sweep = cliReport('sweep', sweepRequest(H100));
   // Pixels of a chart's canvas in its line's colour (the theme's --series-N).
   const inked = (chart, n) => page.$eval(`${chart} canvas`, (canvas, name) => {
@@ -134,6 +137,7 @@ const csvOf = (header, rows) => [header, ...rows.map((r) => r.join(','))].join('
 
 test('each chart downloads its exact data as CSV, a header with units first', async () => {
   const { page, problems } = await open(browser, url(H100));
+  await showSweeps(page);
   const sweep = cliReport('sweep', sweepRequest(H100));
   const concurrency = await downloaded(page, 'Download the concurrency chart\'s data as CSV');
   assert.equal(concurrency.name, 'kvscope-concurrency.csv');
@@ -178,6 +182,7 @@ const memoryLayout = (page) => page.$eval('#chart-memory', (box) => {
 test('the card\'s memory is one stacked bar: labelled parts, the KV pool\'s cap marked, nothing overlaps on a phone', async () => {
   for (const width of [1280, 390]) {
     const { page, problems } = await open(browser, url(H100), { width, height: 900 });
+    await showSweeps(page, '#chart-memory');
     const sweep = cliReport('sweep', sweepRequest(H100));
     const fmt = makeFormat(H100.units);
     const m = await memoryLayout(page);
@@ -226,4 +231,27 @@ test('screenshots: desktop, phone and dark', async () => {
     assert.deepEqual(problems, [], name);
     await page.close();
   }
+});
+
+test('out of view, a change runs no sweep; scrolled to, the card and the charts show the answer of the current inputs', async () => {
+  const { page, problems } = await open(browser, url(H100));
+  await page.waitForSelector('body[data-ready]', { state: 'attached' });
+  const sweeps = () => page.evaluate(() => document.body.dataset.sweeps);
+  assert.equal(await sweeps(), 'pending', 'the card and the charts are below the fold of a 1280 x 900 window');
+  assert.equal(await page.locator('#memory-panel').isVisible(), false, 'an earlier answer is never shown');
+  const fp8 = { ...H100, weight_dtype: 'fp8' };
+  await page.selectOption('#weight-dtype', 'fp8');
+  await page.waitForURL(/weight_dtype=fp8/);
+  assert.equal(await sweeps(), 'pending');
+  await showSweeps(page, '#memory-panel');
+  const weights = (state) => cliReport('sweep', sweepRequest(state)).memory_breakdown_per_gpu.weights_bytes;
+  assert.ok(weights(fp8) < weights(H100));
+  assert.equal(Number(await page.getAttribute('#memory-panel td[data-key="weights_bytes"]', 'data-value')), weights(fp8));
+  assert.equal(await page.locator('#memory-panel').isVisible(), true);
+  // In view, each change draws its own sweep at once.
+  await page.selectOption('#weight-dtype', 'auto');
+  assert.equal(await sweeps(), 'drawn');
+  assert.equal(Number(await page.getAttribute('#memory-panel td[data-key="weights_bytes"]', 'data-value')), weights(H100));
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { siteDir } from '../paths.mjs';
-import { serve, launch, open, screenshot, cliPlan, value } from './support.mjs';
+import { serve, launch, open, screenshot, cliPlan, showSweeps, value } from './support.mjs';
 
 const { DEFAULTS, toHash } = await import(path.join(siteDir, 'js/state.js'));
 
@@ -89,6 +89,7 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   assert.equal(await value(page, '#max-running-requests'), expected.max_running_requests);
   assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes);
   assert.equal(await page.isVisible('#mamba-full-memory-ratio'), true);
+  await showSweeps(page, '#chart-memory');
   await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label').includes('state pool'));
   await screenshot(page, 'page-qwen3-next-sglang');
   await page.fill('#mamba-full-memory-ratio', '0.3');

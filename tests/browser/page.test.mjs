@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { siteDir } from '../paths.mjs';
-import { serve, launch, open, screenshot, cliPlan, value } from './support.mjs';
+import { serve, launch, open, screenshot, cliPlan, showSweeps, value } from './support.mjs';
 
 const { DEFAULTS, toHash } = await import(path.join(siteDir, 'js/state.js'));
 
@@ -89,6 +89,7 @@ test('the page shows the numbers of `kvscope plan --json` for the same scenario'
     assert.equal(await value(page, '#max-context'), r.max_context, label);
     assert.equal(await page.getAttribute('.verdict', 'data-starts'), String(r.starts), label);
     if (r.roofline.available) assert.equal(await value(page, '#decode'), r.roofline.decode.tokens_per_s, label);
+    await showSweeps(page, '#memory-panel');  // the card's memory table, drawn near the viewport
     assert.equal(Number(await page.getAttribute('td[data-key="weights_bytes"]', 'data-value')), r.weights_bytes, label);
     assert.match(await page.inputValue('#cli-command'), /^kvscope plan /);
     assert.deepEqual(problems, [], label);
@@ -312,6 +313,8 @@ test('the page answers before the chart library loads, and says so when it canno
   assert.deepEqual(scripts.filter((s) => !s.includes('/wasm/')).slice(0, 1), ['/js/app.js']);
   assert.match(await page.textContent('#verdict-headline'), /^vLLM will not start: Llama 3\.1 8B/);
   assert.match(await page.textContent('#page-error'), /^The charts cannot be drawn: the chart library \(.*uPlot\.iife\.min\.js\) did not load\.$/);
+  await showSweeps(page);  // the sweeps are drawn: the memory table is, the charts cannot be
+  assert.ok(await page.locator('td[data-key="weights_bytes"]').count() > 0);
   assert.equal(await page.locator('.chart canvas').count(), 0);
   await page.close();
 });

@@ -74,6 +74,15 @@ export async function open(context, url, { width = 1280, height = 900, ready = '
   return { page, problems };
 }
 
+/**
+ * Scrolls the charts into view and waits for the sweeps of the answer shown: the page draws the
+ * card's memory and the charts only near the viewport (web/js/app.js, drawSweepsIfNear).
+ */
+export async function showSweeps(page, section = '#chart-concurrency') {
+  await page.locator(section).scrollIntoViewIfNeeded();
+  await page.waitForSelector('body[data-sweeps="drawn"]', { state: 'attached' });
+}
+
 export const artifactsDir = path.join(repoRoot, 'build-artifacts/screenshots');
 mkdirSync(artifactsDir, { recursive: true });
 
@@ -90,6 +99,7 @@ export async function screenshot(page, name) {
     if (next === height) break;
     height = next;
   }
+  await page.waitForSelector('body:not([data-sweeps="pending"])', { state: 'attached' });  // every panel is near
   await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: true });
   await page.setViewportSize(viewport);
   if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {  // the README's pictures

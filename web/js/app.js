@@ -32,10 +32,44 @@ function fmt() { return makeFormat(page.state.units); }
 
 // ---- running the core ---------------------------------------------------------------------
 
-function compute(withSweeps) {
+function compute() {
   const plan = page.kv.plan(planRequest(page.state));
-  const sweeps = withSweeps ? page.kv.sweep(sweepRequest(page.state)) : null;
-  return { plan, sweeps, why: whyCache(whyCacheRequest(page.state)) };
+  return { plan, sweeps: null, sweepRequest: sweepRequest(page.state), why: whyCache(whyCacheRequest(page.state)) };
+}
+
+// The card's memory table and bar and the charts come from a sweep, run only while their sections
+// are near the viewport: a control change costs no sweep and no chart redraw for panels out of
+// sight (about 4 of a change's 11 ms on a 2-core machine, README "Figures").
+const sweepSectionsNear = new Set();
+function wireSweepSections() {
+  const observer = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) sweepSectionsNear.add(e.target);
+      else sweepSectionsNear.delete(e.target);
+    }
+    if (drawSweepsIfNear()) markScrollingRegions();
+  }, { rootMargin: '200px 0px' });  // drawn a little before they scroll into view
+  for (const id of ['memory-panel', 'chart-concurrency']) observer.observe(/** @type {Element} */ ($(id).closest('section')));
+}
+
+/** Draws the sweeps of the answer shown, once, if a section that shows them is near. @returns {boolean} drawn */
+function drawSweepsIfNear() {
+  const last = page.last;
+  if (!last || last.sweeps || !page.sweepsAllowed || sweepSectionsNear.size === 0) return false;
+  try {
+    last.sweeps = page.kv.sweep(last.sweepRequest);
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+    showInputError(e.message, controlOfField(e.field));
+    if (e.code === 'internal_error') reload();
+    return false;
+  }
+  const f = fmt();
+  const { plan, sweeps } = last;
+  showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, page.state.units], () => memoryView(sweeps, f, plan.gpu.name));
+  drawSweeps(sweeps, plan, f);
+  document.body.dataset.sweeps = 'drawn';
+  return true;
 }
 
 // The projection count depends on few inputs: computed again only when they change.
@@ -53,21 +87,22 @@ function whyCache(request) {
 /**
  * Recomputes and re-renders everything from the state; errors keep the last good answer, except
  * while a permalink is restored: then the field the core refuses falls back (fallBack).
- * @param {{pushHash?: boolean, sweeps?: boolean}} options sweeps: false draws the charts later
+ * @param {{pushHash?: boolean}} options
  */
-function update({ pushHash = true, sweeps = true } = {}) {
+function update({ pushHash = true } = {}) {
   const t0 = performance.now();
   writeControls();
   if (pushHash) scheduleHash();
   if (!page.kv) return;
   try {
-    page.last = compute(sweeps);
+    page.last = compute();
+    document.body.dataset.sweeps = 'pending';
     page.restoring = false;
     clearInputError();
     render();
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
-    if (page.restoring && fallBack(e)) { update({ pushHash: true, sweeps }); return; }
+    if (page.restoring && fallBack(e)) { update({ pushHash: true }); return; }
     showInputError(e.message, controlOfField(e.field));
     if (e.code === 'internal_error') reload();
   }
@@ -110,13 +145,12 @@ function permalink() {
 
 function render() {
   const f = fmt();
-  const { plan, sweeps, why } = page.last;
+  const { plan, why } = page.last;
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
   showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); $('verdict').focus(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
-  if (sweeps) showChanged($('memory-panel'), [sweeps.memory_breakdown_per_gpu, plan.gpu.name, u], () => memoryView(sweeps, f, plan.gpu.name));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));
   $('context-limit').textContent = contextLimitText(plan);
   $('mtp-control').hidden = !(plan.model.draft_layers > 0);
@@ -128,7 +162,7 @@ function render() {
   showChanged($('share-panel'), [texts], () => shareView(texts, { onCopy: copy, onExport: exportReport }));
   renderEmbed();
   renderMeasured();
-  if (sweeps) drawSweeps(sweeps, plan, f);
+  drawSweepsIfNear();
   if (page.whatIfOpen) runWhatIf();
   renderSolver();
   renderPrices();
@@ -227,6 +261,7 @@ async function main() {
   wireSharing();
   wireSolver();
   wireExplain();
+  wireSweepSections();
   window.addEventListener('hashchange', () => { restore(); update({ pushHash: false }); });
   window.addEventListener('resize', markScrollingRegions);
   document.addEventListener('toggle', markScrollingRegions, true);  // a section opened shows its tables
@@ -243,7 +278,7 @@ async function main() {
   page.engines = page.kv.engines().engines;
   useEngines({ engines: page.engines });
   fillCatalogues(page.kv.dtypes());
-  update({ pushHash: false, sweeps: false });  // the answers first; the charts a moment later
+  update({ pushHash: false });  // the answers first; the sweeps and charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
   // The charts and the model list (every config.json, for the search box) after the first answer.
   const charts = loadChartLibrary();
@@ -255,7 +290,8 @@ async function main() {
     } catch (e) {
       showPageLine(`The charts cannot be drawn: ${e.message}.`);
     }
-    update({ pushHash: false });  // and the charts
+    page.sweepsAllowed = true;
+    update({ pushHash: false });  // and the sweeps, if their sections are near
     document.body.dataset.ready = 'true';
     fetchMeasured();
   }, 0);

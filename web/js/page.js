@@ -4,14 +4,17 @@ import { DEFAULTS } from './state.js';
 
 /**
  * @type {{state: any, kv: any, full: any, catalog: {models: any[], gpus: any[]}, last: any,
- *   whatIfOpen: boolean, embedAs: string, measured: {gpu: string, records: any[], elsewhere: number}|null, measuredFetching: string, engines?: any[], restoring: boolean}}
+ *   whatIfOpen: boolean, embedAs: string, measured: {gpu: string, records: any[], elsewhere: number}|null, measuredFetching: string, engines?: any[], restoring: boolean, sweepsAllowed: boolean}}
  * kv: the first module (the sizing commands); full: the full module, once the page has solved
- * (solver.js); last: {plan, sweeps, why} of the current state; embedAs: the view "Embed this"
- * uses; restoring: a permalink's state has not been answered yet (its refused fields fall back).
+ * (solver.js); last: {plan, sweeps, sweepRequest, why} of the current state (sweeps null until a
+ * section that shows them is near the viewport); embedAs: the view "Embed this" uses; restoring: a
+ * permalink's state has not been answered yet (its refused fields fall back); sweepsAllowed: the
+ * first answer has been shown (the sweeps wait for it).
  */
 export const page = {
   state: { ...DEFAULTS }, kv: null, full: null, catalog: { models: [], gpus: [] }, last: null,
   whatIfOpen: false, embedAs: 'startup', measured: null, measuredFetching: '', restoring: false,
+  sweepsAllowed: false,
 };
 
 export const $ = (id) => document.getElementById(id);
