@@ -123,7 +123,7 @@ const solveNativeMedian = nativeMedian('BM_SolveCatalogue');
 const solveTimes = await timeInPage('solve', solveNativeMedian.label, 12);
 // Last, as it grows the page's heap for the timings above: the changes with the charts in view.
 await page.locator('#chart-concurrency').scrollIntoViewIfNeeded();
-await page.waitForSelector('body[data-sweeps="drawn"]', { state: 'attached' });
+await page.waitForSelector('body[data-sweeps="drawn"][data-charts="loaded"]', { state: 'attached' });
 const changesChartsInView = await timeChanges();
 const lazyBytes = Object.fromEntries(await Promise.all(lazyResponses.map(async (r) =>
   [new URL(r.url()).pathname, gzipSync(await r.body(), { level: 9 }).length])));

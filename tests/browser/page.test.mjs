@@ -309,11 +309,16 @@ test('the page answers before the chart library loads, and says so when it canno
     p.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname); });
     await p.route('**/vendor/uplot/uPlot.iife.min.js', (route) => route.abort());
   } });
-  // One bundle for the page's own scripts; the chart library asked for after the first answer.
+  // One bundle for the page's own scripts; no chart library while no chart is near the viewport.
   assert.deepEqual(scripts.filter((s) => !s.includes('/wasm/')).slice(0, 1), ['/js/app.js']);
   assert.match(await page.textContent('#verdict-headline'), /^vLLM will not start: Llama 3\.1 8B/);
+  await page.waitForSelector('body[data-ready]', { state: 'attached' });
+  assert.ok(!scripts.some((s) => s.endsWith('/uPlot.iife.min.js')), scripts.join(' '));
+  // The library is asked for with the first chart, near the viewport: the memory table is drawn,
+  // the charts cannot be, and the page says why.
+  await showSweeps(page);
+  assert.ok(scripts.some((s) => s.endsWith('/uPlot.iife.min.js')));
   assert.match(await page.textContent('#page-error'), /^The charts cannot be drawn: the chart library \(.*uPlot\.iife\.min\.js\) did not load\.$/);
-  await showSweeps(page);  // the sweeps are drawn: the memory table is, the charts cannot be
   assert.ok(await page.locator('td[data-key="weights_bytes"]').count() > 0);
   assert.equal(await page.locator('.chart canvas').count(), 0);
   await page.close();
@@ -388,7 +393,7 @@ test('measured decode attention: only the chosen GPU\'s records, "not measured y
   assert.equal(await withGpu.textContent('#measured-summary'), '1 kvbench record on NVIDIA H100 SXM5 80GB');
   await withGpu.click('#measured-details summary');
   assert.equal(await withGpu.locator('#measured-table tbody tr').count(), 1);
-  assert.equal(await withGpu.locator('#chart-measured canvas').count() > 0, true, 'the measured chart is drawn');
+  await withGpu.waitForSelector('#chart-measured canvas');  // the measured chart, once the chart library is in
   await withGpu.close();
 });
 

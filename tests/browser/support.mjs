@@ -75,12 +75,13 @@ export async function open(context, url, { width = 1280, height = 900, ready = '
 }
 
 /**
- * Scrolls the charts into view and waits for the sweeps of the answer shown: the page draws the
- * card's memory and the charts only near the viewport (web/js/app.js, drawSweepsIfNear).
+ * Scrolls the charts into view and waits for the sweeps of the answer shown and for the chart
+ * library (loaded or failed): the page draws the card's memory and the charts only near the
+ * viewport (web/js/app.js, drawSweepsIfNear) and fetches the library with the first chart.
  */
 export async function showSweeps(page, section = '#chart-concurrency') {
   await page.locator(section).scrollIntoViewIfNeeded();
-  await page.waitForSelector('body[data-sweeps="drawn"]', { state: 'attached' });
+  await page.waitForSelector('body[data-sweeps="drawn"][data-charts]', { state: 'attached' });
 }
 
 export const artifactsDir = path.join(repoRoot, 'build-artifacts/screenshots');
@@ -99,7 +100,8 @@ export async function screenshot(page, name) {
     if (next === height) break;
     height = next;
   }
-  await page.waitForSelector('body:not([data-sweeps="pending"])', { state: 'attached' });  // every panel is near
+  // Every panel is near: the sweeps are drawn, and the charts once their library is in.
+  await page.waitForFunction(() => { const b = document.body.dataset; return b.sweeps !== 'pending' && (b.sweeps !== 'drawn' || b.charts); });
   await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: true });
   await page.setViewportSize(viewport);
   if (process.env.KVSCOPE_UPDATE_DOCS_SCREENSHOTS === '1') {  // the README's pictures

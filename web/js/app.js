@@ -6,7 +6,7 @@ import { markScrollingRegions, showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
 import { cliCommand } from './commands.js';
-import { drawMeasured, drawSweeps, loadChartLibrary, resetCharts } from './charts.js';
+import { drawMeasured, drawSweeps, resetCharts, setChartLibraryHooks } from './charts.js';
 import { efficiencyOf, measuredFor } from './measured.js';
 import { measuredSummary, measuredView } from './views/measured.js';
 import { verdictView } from './views/verdict.js';
@@ -280,16 +280,18 @@ async function main() {
   fillCatalogues(page.kv.dtypes());
   update({ pushHash: false });  // the answers first; the sweeps and charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
-  // The charts and the model list (every config.json, for the search box) after the first answer.
-  const charts = loadChartLibrary();
-  setTimeout(async () => {
+  // The chart library is fetched with the first chart drawn (data-charts: for the tests).
+  setChartLibraryHooks({
+    loaded: () => { document.body.dataset.charts = 'loaded'; },
+    failed: (e) => {
+      showPageLine(`The charts cannot be drawn: ${e.message}.`);
+      document.body.dataset.charts = 'failed';
+    },
+  });
+  // The model list (every config.json, for the search box) and the sweeps after the first answer.
+  setTimeout(() => {
     page.catalog.models = page.kv.models().models;
     fillModels();
-    try {
-      await charts;
-    } catch (e) {
-      showPageLine(`The charts cannot be drawn: ${e.message}.`);
-    }
     page.sweepsAllowed = true;
     update({ pushHash: false });  // and the sweeps, if their sections are near
     document.body.dataset.ready = 'true';

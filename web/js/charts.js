@@ -1,6 +1,7 @@
-// The page's charts, drawn by uPlot (bundled from npm into vendor/, loaded as a classic script
-// after the first answer: it redraws a chart in about a millisecond, but evaluating it took 80 ms
-// of a 2-core machine's start-up), and the card's memory bar. Each chart
+// The page's charts, drawn by uPlot (bundled from npm into vendor/, loaded as a classic script when
+// the first chart is drawn, near the viewport: it redraws a chart in about a millisecond, but it is
+// 22 kB gzipped and evaluating it took 80 ms of a 2-core machine's start-up), and the card's memory
+// bar. Each chart
 // is made once in its container and given new data on every change; its legend shows the values
 // under the cursor, and chart-access.js adds the keyboard, the spoken values and the CSV.
 import { commas, rate, ratio, seconds, tokens } from './format.js';
@@ -11,10 +12,10 @@ const charts = new Map();  // container id -> {plot, key, spec, shown, observer}
 
 let library = null;
 /**
- * Loads uPlot once (charts drawn before it has loaded are skipped, not queued).
+ * Loads uPlot once (upsert asks for it; the charts it was given meanwhile are drawn on load).
  * @returns {Promise<void>} rejects with a message naming the file when it does not load
  */
-export function loadChartLibrary() {
+function loadChartLibrary() {
   if (globalThis.uPlot) return Promise.resolve();
   library ??= new Promise((resolve, reject) => {
     const src = new URL('../vendor/uplot/uPlot.iife.min.js', import.meta.url).href;
@@ -70,6 +71,28 @@ function forget(entry) {
   entry.plot.destroy();
 }
 
+// The charts asked for before the library has loaded: the latest spec of each, drawn once it has.
+const waiting = new Map();
+let libraryHooks = { loaded: () => {}, failed: (/** @type {Error} */ e) => { throw e; } };
+/**
+ * What the page does when the chart library has loaded (every chart asked for is drawn) or has
+ * failed to (the next chart asked for tries again).
+ * @param {{loaded: () => void, failed: (e: Error) => void}} hooks
+ */
+export function setChartLibraryHooks(hooks) { libraryHooks = hooks; }
+function drawOnLoad(id, spec) {
+  waiting.set(id, spec);
+  loadChartLibrary().then(() => {
+    const specs = [...waiting];
+    waiting.clear();
+    for (const [i, s] of specs) upsert(i, s);
+    libraryHooks.loaded();
+  }, (e) => {
+    waiting.clear();
+    libraryHooks.failed(e);
+  });
+}
+
 /** Forgets every chart (after a theme change their colours are rebuilt). */
 export function resetCharts() {
   for (const entry of charts.values()) forget(entry);
@@ -100,7 +123,11 @@ function stepCursor(entry, key) {
 function upsert(id, spec) {
   const uPlot = globalThis.uPlot;
   const box = document.getElementById(id);
-  if (!uPlot || !box) return;
+  if (!box) return;
+  if (!uPlot) {
+    drawOnLoad(id, spec);
+    return;
+  }
   let entry = charts.get(id);
   if (entry && entry.key !== spec.key) {
     forget(entry);
