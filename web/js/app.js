@@ -40,22 +40,27 @@ function compute() {
 // The card's memory table and bar and the charts come from a sweep, run only while their sections
 // are near the viewport: a control change costs no sweep and no chart redraw for panels out of
 // sight (about 4 of a change's 11 ms on a 2-core machine, README "Figures").
-const sweepSectionsNear = new Set();
+const sweepSections = () => ['memory-panel', 'chart-concurrency'].map((id) => /** @type {Element} */ ($(id).closest('section')));
+const NEAR_PX = 200;  // drawn a little before they scroll into view
+
+// Read when asked, not from the observer's last report: that comes a frame after a layout, and
+// the first answer moves the sections down the page.
+function nearViewport(/** @type {Element} */ el) {
+  const box = el.getBoundingClientRect();
+  return box.bottom > -NEAR_PX && box.top < innerHeight + NEAR_PX;
+}
+
 function wireSweepSections() {
   const observer = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (e.isIntersecting) sweepSectionsNear.add(e.target);
-      else sweepSectionsNear.delete(e.target);
-    }
-    if (drawSweepsIfNear()) markScrollingRegions();
-  }, { rootMargin: '200px 0px' });  // drawn a little before they scroll into view
-  for (const id of ['memory-panel', 'chart-concurrency']) observer.observe(/** @type {Element} */ ($(id).closest('section')));
+    if (entries.some((e) => e.isIntersecting) && drawSweepsIfNear()) markScrollingRegions();
+  }, { rootMargin: `${NEAR_PX}px 0px` });
+  for (const section of sweepSections()) observer.observe(section);
 }
 
 /** Draws the sweeps of the answer shown, once, if a section that shows them is near. @returns {boolean} drawn */
 function drawSweepsIfNear() {
   const last = page.last;
-  if (!last || last.sweeps || !page.sweepsAllowed || sweepSectionsNear.size === 0) return false;
+  if (!last || last.sweeps || !page.sweepsAllowed || !sweepSections().some(nearViewport)) return false;
   try {
     last.sweeps = page.kv.sweep(last.sweepRequest);
   } catch (e) {
