@@ -1,9 +1,9 @@
 // The page's charts, drawn by uPlot (bundled from npm into vendor/, loaded as a classic script when
 // the first chart is drawn, near the viewport: it redraws a chart in about a millisecond, but it is
 // 22 kB gzipped and evaluating it took 80 ms of a 2-core machine's start-up), and the card's memory
-// bar. Each chart
-// is made once in its container and given new data on every change; its legend shows the values
-// under the cursor, and chart-access.js adds the keyboard, the spoken values and the CSV.
+// bar. Each chart is made once in its container and given new data on every change; its legend
+// shows the values under the cursor, and chart-access.js adds the keyboard, the spoken values and
+// the CSV.
 import { commas, rate, ratio, seconds, tokens } from './format.js';
 import { makeReadable, readout, stepTo } from './chart-access.js';
 import { drawMemory } from './chart-memory.js';
