@@ -120,9 +120,11 @@ CutConfigs cut_configs(std::string_view text) {
   constexpr std::string_view kKey = "\"config\":";
   CutConfigs out;
   size_t copied = 0;
-  for (size_t key = text.find(kKey); key != std::string_view::npos; key = text.find(kKey, copied)) {
+  for (size_t key = text.find(kKey); key != std::string_view::npos;
+       key = text.find(kKey, key + kKey.size())) {
+    if (key < copied) continue;  // a key inside a config already cut out
     const size_t start = text.find_first_not_of(" ", key + kKey.size());
-    if (start == std::string_view::npos || text[start] != '{') break;
+    if (start == std::string_view::npos || text[start] != '{') continue;  // left in the JSON
     const size_t end = end_of_value(text, start);
     out.rest.append(text.substr(copied, start - copied)).append(std::to_string(out.configs.size()));
     out.configs.push_back(text.substr(start, end - start));
@@ -151,6 +153,8 @@ const std::vector<ModelEntry>& model_catalog() {
               if (a.is_string()) aliases.push_back(a.get<std::string>());
             }
           }
+          // The ordinal of its cut-out text; a config that was not an object is still in the JSON.
+          const bool cut_out = m.contains("config") && m["config"].is_number_unsigned();
           const uint64_t config = count_of(m, "config");
           return ModelEntry{text_of(m, "id"),
                             text_of(m, "name"),
@@ -161,7 +165,9 @@ const std::vector<ModelEntry>& model_catalog() {
                             count_of(m, "params_published"),
                             count_of(m, "active_params_published"),
                             text_of(m, "params_source"),
-                            config < cut.configs.size() ? std::string(cut.configs[static_cast<size_t>(config)]) : "{}",
+                            cut_out && config < cut.configs.size()
+                                ? std::string(cut.configs[static_cast<size_t>(config)])
+                                : (m.contains("config") ? m["config"].dump() : "{}"),
                             text_of(m, "base_model")};
         });
   }();
