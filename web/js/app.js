@@ -65,8 +65,7 @@ function drawSweepsIfNear() {
     last.sweeps = page.kv.sweep(last.sweepRequest);
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
-    showInputError(e.message, controlOfField(e.field));
-    if (e.code === 'internal_error') reload();
+    showCoreError(e);
     return false;
   }
   const f = fmt();
@@ -108,10 +107,15 @@ function update({ pushHash = true } = {}) {
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
     if (page.restoring && fallBack(e)) { update({ pushHash: true }); return; }
-    showInputError(e.message, controlOfField(e.field));
-    if (e.code === 'internal_error') reload();
+    showCoreError(e);
   }
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
+}
+
+// The core's error beside the control it names; after an internal failure, a fresh module.
+function showCoreError(/** @type {KvscopeError} */ e) {
+  showInputError(e.message, controlOfField(e.field));
+  if (e.code === 'internal_error') reload();
 }
 
 /**

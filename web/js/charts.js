@@ -81,7 +81,9 @@ let libraryHooks = { loaded: () => {}, failed: (/** @type {Error} */ e) => { thr
  */
 export function setChartLibraryHooks(hooks) { libraryHooks = hooks; }
 function drawOnLoad(id, spec) {
+  const loadUnderWay = waiting.size > 0;
   waiting.set(id, spec);
+  if (loadUnderWay) return;  // that load draws it too
   loadChartLibrary().then(() => {
     const specs = [...waiting];
     waiting.clear();
