@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_data.hpp"
+#include "json_text.hpp"
 #include "spelling.hpp"
 
 namespace kvscope {
@@ -136,7 +137,7 @@ CutConfigs cut_configs(std::string_view text) {
 
 // gpus.json, parsed once for the GPUs and their class's decode measurements.
 const json& gpus_document() {
-  static const json doc = json::parse(data::kGpusJson, nullptr, false);
+  static const json doc = parse_json(data::kGpusJson);
   return doc;
 }
 
@@ -146,7 +147,7 @@ const std::vector<ModelEntry>& model_catalog() {
   static const std::vector<ModelEntry> entries = [] {
     const CutConfigs cut = cut_configs(data::kModelsJson);
     return read_entries<ModelEntry>(
-        json::parse(cut.rest, nullptr, false), "models", [&](const json& m) {
+        parse_json(cut.rest), "models", [&](const json& m) {
           std::vector<std::string> aliases;
           if (m.contains("aliases") && m["aliases"].is_array()) {
             for (const json& a : m["aliases"]) {

@@ -1,4 +1,5 @@
 // The catalogues as JSON: kvscope.models/1, kvscope.gpus/1, kvscope.dtypes/1, kvscope.engines/1.
+#include "json_text.hpp"
 #include "json_writing.hpp"
 #include "kvscope/catalog.hpp"
 #include "kvscope/engines.hpp"
@@ -34,7 +35,7 @@ std::string model_catalog_to_json() {
     w.field("hf_id", m.hf_id);
     w.field("aliases", m.aliases);
     w.field("source", m.source);
-    w.key("config").tree(ordered_json::parse(std::string_view(m.config_json), nullptr, false));
+    w.key("config").tree(parse_json(m.config_json));
     w.end_object();
   }
   return end_catalog(w);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
 #include "kvscope/command_line.hpp"
 #include "kvscope/report_json.hpp"
 #include "kvscope/units.hpp"
@@ -125,7 +126,7 @@ std::string command_line_usage() {
 
 std::vector<std::string> command_line_arguments(const Request& request) {
   std::vector<std::string> out{std::string(command_name(request.command))};
-  const ordered_json j = ordered_json::parse(std::string_view(request_to_json(request)));
+  const ordered_json j = parse_json(request_to_json(request));
   for (const Field& f : fields()) {
     if (f.flag.empty() || !reads(f.commands, request.command)) continue;
     const ordered_json* at = &j;

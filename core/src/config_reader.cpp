@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "catalog_data.hpp"
+#include "json_text.hpp"
 
 namespace kvscope::config {
 
@@ -39,7 +40,7 @@ std::vector<std::string> ConfigReader::string_list(const std::string& key) {
 }
 
 const json& family_defaults_table() {
-  static const json table = json::parse(data::kConfigDefaultsJson, nullptr, false);
+  static const json table = parse_json(data::kConfigDefaultsJson);
   return table;
 }
 

@@ -1,4 +1,5 @@
 // kvscope.explain/1: what `kvscope explain --json` and the module print for a start-up log.
+#include "json_text.hpp"
 #include "json_writing.hpp"
 #include "kvscope/report_json.hpp"
 #include "kvscope/request.hpp"
@@ -54,7 +55,7 @@ std::string explain_to_json(const ExplainReport& r) {
   plan.command = Command::kPlan;
   plan.input = r.plan;
   w.key("plan_request");
-  w.tree(ordered_json::parse(request_to_json(plan)));
+  w.tree(parse_json(request_to_json(plan)));
   w.field("notes", r.notes);
   w.field("lines", uint64_t{r.lines});
   w.end_object();

@@ -39,29 +39,24 @@ bool continues_word(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
 
-// Records what a parse error says, without exceptions (nlohmann's SAX interface).
-struct ParseErrorSax : json::json_sax_t {
+// nlohmann's DOM builder that also keeps what a parse error says; sax_parse calls the SAX type it
+// is given, so this parse_error hides the base's (no virtual interface, no exceptions).
+struct DomParser : nlohmann::detail::json_sax_dom_parser<json> {
+  explicit DomParser(json& result) : json_sax_dom_parser(result, false) {}
   std::string message;
   size_t position = 0;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t at, const std::string&,
-                   const nlohmann::detail::exception& ex) override {
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& ex) {
     message = ex.what();
     position = at;
-    return false;
+    return json_sax_dom_parser::parse_error(at, token, ex);
   }
 };
+
+// `text` parsed into `result` (discarded on a syntax error, which `parser` then describes).
+void parse_into(std::string_view text, json& result, DomParser& parser) {
+  if (!json::sax_parse(text, &parser)) result = json(json::value_t::discarded);
+}
 
 // The strict text's position `at` in the original text.
 size_t original_position(size_t at, const std::vector<Replacement>& replacements) {
@@ -89,6 +84,13 @@ std::string error_detail(std::string what) {
 }
 
 }  // namespace
+
+json parse_json(std::string_view text) {
+  json parsed;
+  DomParser parser(parsed);
+  parse_into(text, parsed, parser);
+  return parsed;
+}
 
 Result<json> parse_python_json(std::string_view text, const std::string& field) {
   std::string strict;
@@ -130,11 +132,11 @@ Result<json> parse_python_json(std::string_view text, const std::string& field) 
     i += found->token.size() - 1;
   }
 
-  json parsed = json::parse(std::string_view(strict), nullptr, false);
+  json parsed;
+  DomParser parser(parsed);
+  parse_into(strict, parsed, parser);
   if (!parsed.is_discarded()) return Result<json>::success(std::move(parsed));
-  ParseErrorSax sax;  // a second pass only on failure, for the position and nlohmann's words
-  static_cast<void>(json::sax_parse(std::string_view(strict), &sax));  // false: the error, in sax
-  const size_t at = std::min(original_position(sax.position, replacements), text.size());
+  const size_t at = std::min(original_position(parser.position, replacements), text.size());
   size_t line = 1, line_start = 0;
   for (size_t i = 0; i < at && i < text.size(); ++i) {
     if (text[i] == '\n') {
@@ -145,7 +147,7 @@ Result<json> parse_python_json(std::string_view text, const std::string& field) 
   return Result<json>::failure(make_error(
       kInvalidJson, field,
       "not valid JSON at line " + std::to_string(line) + ", column " +
-          std::to_string(at - line_start) + ": " + error_detail(sax.message)));
+          std::to_string(at - line_start) + ": " + error_detail(parser.message)));
 }
 
 std::optional<double> non_finite_number(const json& value) {

@@ -13,6 +13,11 @@
 
 namespace kvscope {
 
+// Parses strict JSON; a discarded value (is_discarded()) where `text` is not JSON. Every parse in
+// the core goes through here or parse_python_json: each other way of calling nlohmann's parser
+// (input type, callback, exceptions) compiles another copy of it into the WebAssembly module.
+nlohmann::ordered_json parse_json(std::string_view text);
+
 // Parses `text` as JSON plus Python's three bare non-finite literals. A syntax error names `field`
 // and the line and column in `text` itself.
 Result<nlohmann::ordered_json> parse_python_json(std::string_view text, const std::string& field);

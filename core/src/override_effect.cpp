@@ -17,7 +17,7 @@ using json = nlohmann::ordered_json;
 // becomes a config named after its overrides; the launch command carries --hf-overrides) or
 // explains them (assumptions, notes).
 std::string figures(const PlanReport& p) {
-  json j = json::parse(plan_to_json(p));
+  json j = parse_json(plan_to_json(p));
   for (const char* key : {"input", "assumptions", "notes", "launch_command", "launch_unexpressed"})
     j.erase(key);
   if (j.contains("model")) {

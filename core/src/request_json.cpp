@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "answering.hpp"
+#include "json_text.hpp"
 #include "kvscope/request.hpp"
 #include "request_fields.hpp"
 
@@ -281,7 +282,7 @@ bool command_named(std::string_view name, Command& out) {
 
 Result<Request> request_from_json(std::string_view json, Command command) {
   using R = Result<Request>;
-  ordered_json j = ordered_json::parse(json.begin(), json.end(), nullptr, false);
+  ordered_json j = parse_json(json);
   if (j.is_discarded() || !j.is_object())
     return R::failure(make_error(kInvalidJson, "request", "expected a JSON object"));
   if (j.contains("schema") && j["schema"] != kRequestSchema)
