@@ -1,7 +1,7 @@
 // What every chart adds to its picture: a keyboard stop whose arrow keys step from point to point,
 // a polite live line that says the point's values, and its data as a CSV file.
 import { downloadText, h } from './dom.js';
-import { csvCell } from './commands.js';
+import { csvCell } from './format.js';
 
 /**
  * One column of a chart's data: exact values, what the CSV header calls them, and how to say one.

@@ -1,6 +1,7 @@
 // The same scenario as text: the kvscope command that reproduces the page's numbers and the
 // exports (JSON, CSV, Markdown). The engine's launch command comes with the plan from the core.
 import { DEFAULTS, planRequest, shellWord } from './state.js';
+import { csvCell } from './format.js';
 
 /**
  * `kvscope plan ...` for the state, as the core writes the request's flags; a pasted config is
@@ -32,9 +33,6 @@ export function summaryRows(r) {
     ['max_model_len_that_fits', r.max_model_len_that_fits, 'tokens'],
   ];
 }
-
-/** One RFC 4180 CSV cell: quoted when it holds a quote, comma or newline; '' for none. */
-export const csvCell = (v) => (/[",\n]/.test(String(v ?? '')) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ''));
 
 /** RFC 4180 CSV of the summary rows. */
 export function toCsv(r) {

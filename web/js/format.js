@@ -96,3 +96,6 @@ export function ratio(x) {
   if (!Number.isFinite(x)) return '–';
   return fixed(x, x < 10 ? 2 : 0, 2);
 }
+
+/** One RFC 4180 CSV cell: quoted when it holds a quote, comma or newline; '' for none. */
+export const csvCell = (v) => (/[",\n]/.test(String(v ?? '')) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ''));
