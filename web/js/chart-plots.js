@@ -12,18 +12,22 @@ const charts = new Map();  // container id -> {plot, key, spec, shown, observer}
 
 let library = null;
 /**
- * Loads uPlot once (upsert asks for it; the charts it was given meanwhile are drawn on load).
- * @returns {Promise<void>} rejects with a message naming the file when it does not load
+ * Loads uPlot and its stylesheet once (upsert asks for them; the charts it was given meanwhile
+ * are drawn on load): neither is on the first answer's path.
+ * @returns {Promise<void>} rejects with a message naming the file when one does not load
  */
 function loadChartLibrary() {
   if (globalThis.uPlot) return Promise.resolve();
-  library ??= new Promise((resolve, reject) => {
-    const src = new URL('../vendor/uplot/uPlot.iife.min.js', import.meta.url).href;
-    const script = Object.assign(document.createElement('script'), { src });
-    script.addEventListener('load', () => resolve());
-    script.addEventListener('error', () => { library = null; reject(new Error(`the chart library (${src}) did not load`)); });
-    document.head.append(script);
+  const load = (element, url) => new Promise((resolve, reject) => {
+    element.addEventListener('load', () => resolve());
+    element.addEventListener('error', () => reject(new Error(`the chart library (${url}) did not load`)));
+    document.head.append(element);
   });
+  const file = (name) => new URL(`../vendor/uplot/${name}`, import.meta.url).href;
+  library ??= Promise.all([
+    load(Object.assign(document.createElement('script'), { src: file('uPlot.iife.min.js') }), file('uPlot.iife.min.js')),
+    load(Object.assign(document.createElement('link'), { rel: 'stylesheet', href: file('uPlot.min.css') }), file('uPlot.min.css')),
+  ]).then(() => {}, (e) => { library = null; throw e; });
   return library;
 }
 
