@@ -303,45 +303,6 @@ test('"Use N" keeps the focus on the verdict it changes', async () => {
   await page.close();
 });
 
-test('the page answers before the chart library loads, and says so when it cannot load', async () => {
-  const scripts = [];
-  const { page } = await open(browser, `${server.base}/index.html`, { before: async (p) => {
-    p.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname); });
-    await p.route('**/vendor/uplot/uPlot.iife.min.js', (route) => route.abort());
-  } });
-  // One bundle for the page's own scripts; neither the charts' code nor their library while no
-  // chart is near the viewport.
-  assert.deepEqual(scripts.filter((s) => !s.includes('/wasm/')).slice(0, 1), ['/js/app.js']);
-  assert.match(await page.textContent('#verdict-headline'), /^vLLM will not start: Llama 3\.1 8B/);
-  await page.waitForSelector('body[data-ready]', { state: 'attached' });
-  assert.deepEqual(scripts.filter((s) => /chart-plots|uPlot/.test(s)), []);
-  // The library is asked for with the first chart, near the viewport: the memory table is drawn,
-  // the charts cannot be, and the page says why.
-  await showSweeps(page);
-  assert.deepEqual(scripts.filter((s) => /chart-plots|uPlot/.test(s)), ['/js/chart-plots.js', '/vendor/uplot/uPlot.iife.min.js']);
-  assert.match(await page.textContent('#page-error'), /^The charts cannot be drawn: the chart library \(.*uPlot\.iife\.min\.js\) did not load\.$/);
-  assert.ok(await page.locator('td[data-key="weights_bytes"]').count() > 0);
-  assert.equal(await page.locator('.chart canvas').count(), 0);
-  await page.close();
-});
-
-test('charts whose code does not load: the page says so, keeps its tables, and tries again on the next change', async () => {
-  let refuse = true;
-  const { page, problems } = await open(browser, `${server.base}/index.html`, { before: (p) =>
-    p.route('**/js/chart-plots.js', (route) => (refuse ? route.abort() : route.fallback())) });
-  await showSweeps(page);
-  assert.equal(await page.getAttribute('body', 'data-charts'), 'failed');
-  assert.match(await page.textContent('#page-error'), /^The charts cannot be drawn: the charts' code \(.*\/js\/chart-plots\.js\) did not load\.$/);
-  assert.ok(await page.locator('#memory-panel td[data-key="weights_bytes"]').count() > 0);
-  refuse = false;
-  await page.selectOption('#kv-dtype', 'fp8');
-  await page.waitForSelector('body[data-charts="loaded"]', { state: 'attached' });
-  await page.waitForSelector('#chart-concurrency canvas');
-  assert.equal(await page.locator('#page-error').isVisible(), false);
-  assert.deepEqual(problems.filter((p) => !p.includes('net::ERR_FAILED')), []);
-  await page.close();
-});
-
 test('every Copy button names what it copies', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#embed-details summary');
