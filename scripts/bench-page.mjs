@@ -18,8 +18,10 @@ const round = (x, d = 2) => Number(x.toFixed(d));
 const server = await serve();
 const url = `${server.base}/index.html`;
 
-// 1. First result: a fresh browser profile each time (nothing cached), median of 5.
+// 1. First result: a fresh browser profile each time (nothing cached), median of 5; with where its
+// time went (app.js's performance marks) and, for scale, the same browser's blank page.
 const firstResult = [];
+const phases = [];
 let bytes = [];
 for (let i = 0; i < 5; i++) {
   const browser = await launch();
@@ -28,13 +30,27 @@ for (let i = 0; i < 5; i++) {
   page.on('response', (r) => responses.push(r));
   await page.goto(url);
   await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
-  firstResult.push(Number(await page.getAttribute('body', 'data-ready-ms')));
+  const ready = Number(await page.getAttribute('body', 'data-ready-ms'));
+  firstResult.push(ready);
+  const at = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
+  phases.push({ to_main: at['kvscope:main'], wiring: at['kvscope:wired'] - at['kvscope:main'], module: at['kvscope:module'] - at['kvscope:wired'],
+    catalogues: at['kvscope:catalogues'] - at['kvscope:module'], plan_and_render: ready - at['kvscope:catalogues'] });
   if (i === 0) {
     bytes = await Promise.all(responses.map(async (r) => {
       const body = await r.body();
       return { file: new URL(r.url()).pathname, raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
     }));
   }
+  await browser.close();
+}
+
+const blankPage = [];
+for (let i = 0; i < 5; i++) {
+  const browser = await launch();
+  const page = await browser.newPage();
+  await page.goto(`${server.base}/test-host/blank.html`);
+  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
+  blankPage.push(Number(await page.getAttribute('body', 'data-ready-ms')));
   await browser.close();
 }
 
@@ -145,6 +161,12 @@ const result = {
   command: 'node scripts/bench-page.mjs',
   commit,
   first_result_ms: { median: round(median(firstResult), 1), max: round(Math.max(...firstResult), 1), runs: firstResult.length },
+  // Medians of each phase over the same loads (they need not add up to the median above): until
+  // app.js's main() runs; its wiring of the controls; the module's fetch, compilation and
+  // instantiation left after that; the catalogue calls; the first plan and render. Beside them, a
+  // blank page's module script in the same browser.
+  first_result_phases_ms: Object.fromEntries(Object.keys(phases[0]).map((k) => [k, round(median(phases.map((p) => p[k])), 1)])),
+  blank_page_script_ms: { median: round(median(blankPage), 1), runs: blankPage.length },
   control_change_ms: changeFigures(changes),
   control_change_charts_in_view_ms: changeFigures(changesChartsInView),
   bytes_gzip: { wasm_and_js: loaded.reduce((a, b) => a + b.gzip, 0), everything: bytes.reduce((a, b) => a + b.gzip, 0),
@@ -159,6 +181,8 @@ console.log(JSON.stringify(result, null, 2));
 // Issue 14's targets.
 const wasmGzip = result.bytes_gzip.files['/js/wasm/kvscope_module.wasm'] ?? 0;
 console.log(`\nfirst result ${result.first_result_ms.median} ms median after navigation (target <= 500)`);
+const ph = result.first_result_phases_ms;
+console.log(`  phases (medians): main() at ${ph.to_main} ms, wiring ${ph.wiring}, module ${ph.module}, catalogues ${ph.catalogues}, plan and render ${ph.plan_and_render}; a blank page's script at ${result.blank_page_script_ms.median} ms`);
 console.log(`control change ${result.control_change_ms.with_layout_median} ms median, ${result.control_change_ms.with_layout_p95} ms p95 incl. layout (target <= 16 at p95)`);
 console.log(`control change with the charts in view ${result.control_change_charts_in_view_ms.with_layout_median} ms median, ${result.control_change_charts_in_view_ms.with_layout_p95} ms p95`);
 console.log(`page loads ${(result.bytes_gzip.everything / 1000).toFixed(1)} kB gzipped in all (target <= 200), the module ${(wasmGzip / 1000).toFixed(1)} kB (target <= 150)`);

@@ -260,6 +260,7 @@ function showPageLine(text) {
 }
 
 async function main() {
+  performance.mark('kvscope:main');  // the first answer's phases (scripts/bench-page.mjs)
   const loading = loadKvscope();  // fetch and compile the core while the page is wired up
   setUpdate(update);
   restore();
@@ -276,8 +277,10 @@ async function main() {
   document.addEventListener('toggle', markScrollingRegions, true);  // a section opened shows its tables
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { resetCharts(); update({ pushHash: false }); });
   writeControls();
+  performance.mark('kvscope:wired');
   try {
     page.kv = await loading;
+    performance.mark('kvscope:module');
   } catch (e) {
     $('loading')?.remove();
     showPageLine(`The WebAssembly core did not load: ${e.message}`);
@@ -287,6 +290,7 @@ async function main() {
   page.engines = page.kv.engines().engines;
   useEngines({ engines: page.engines });
   fillCatalogues(page.kv.dtypes());
+  performance.mark('kvscope:catalogues');
   update({ pushHash: false });  // the answers first; the sweeps and charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
   // The chart library is fetched with the first chart drawn (data-charts: for the tests).
