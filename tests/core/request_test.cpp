@@ -143,6 +143,8 @@ TEST(Request, BadValuesNameTheirKey) {
       {R"({"command": "estimate", "model": "llama-3.1-8b"})", "command"},
       {R"([1, 2])", "request"},
       {R"({"model": )", "request"},
+      {R"({"model": "llama-3.1-8b"} {})", "request"},  // text after the object is not JSON
+      {"", "request"},
   };
   for (const auto& [text, field] : cases) EXPECT_EQ(refused(text).field, field) << text;
   // Found by fuzz_request: a key with a newline (or markup) is quoted, never echoed as the field.
