@@ -20,39 +20,41 @@ const url = `${server.base}/index.html`;
 
 // 1. First result: a fresh browser profile each time (nothing cached), median of 5; with where its
 // time went (app.js's performance marks) and, for scale, the same browser's blank page.
-const firstResult = [];
-const phases = [];
-let bytes = [];
-for (let i = 0; i < 5; i++) {
+/**
+ * Opens `pageUrl` in a fresh browser and returns its data-ready-ms, after `also(page, responses)`.
+ * @param {string} pageUrl
+ * @param {(page: any, responses: any[], ready: number) => Promise<void>} [also]
+ */
+async function freshLoad(pageUrl, also = async () => {}) {
   const browser = await launch();
   const page = await browser.newPage();
   const responses = [];
   page.on('response', (r) => responses.push(r));
-  await page.goto(url);
+  await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
   const ready = Number(await page.getAttribute('body', 'data-ready-ms'));
-  firstResult.push(ready);
-  const at = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
-  phases.push({ to_main: at['kvscope:main'], wiring: at['kvscope:wired'] - at['kvscope:main'], module: at['kvscope:module'] - at['kvscope:wired'],
-    catalogues: at['kvscope:catalogues'] - at['kvscope:module'], plan_and_render: ready - at['kvscope:catalogues'] });
-  if (i === 0) {
+  await also(page, responses, ready);
+  await browser.close();
+  return ready;
+}
+
+const firstResult = [];
+const phases = [];
+let bytes = [];
+for (let i = 0; i < 5; i++) {
+  firstResult.push(await freshLoad(url, async (page, responses, ready) => {
+    const at = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
+    phases.push({ to_main: at['kvscope:main'], wiring: at['kvscope:wired'] - at['kvscope:main'], module: at['kvscope:module'] - at['kvscope:wired'],
+      catalogues: at['kvscope:catalogues'] - at['kvscope:module'], plan_and_render: ready - at['kvscope:catalogues'] });
+    if (i > 0) return;
     bytes = await Promise.all(responses.map(async (r) => {
       const body = await r.body();
       return { file: new URL(r.url()).pathname, raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
     }));
-  }
-  await browser.close();
+  }));
 }
-
 const blankPage = [];
-for (let i = 0; i < 5; i++) {
-  const browser = await launch();
-  const page = await browser.newPage();
-  await page.goto(`${server.base}/test-host/blank.html`);
-  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
-  blankPage.push(Number(await page.getAttribute('body', 'data-ready-ms')));
-  await browser.close();
-}
+for (let i = 0; i < 5; i++) blankPage.push(await freshLoad(`${server.base}/test-host/blank.html`));
 
 // 1b. The widget (issue 5): what a host page loads for the first widget beyond the shared module
 // (the .wasm and its glue), from the worked article with its seven widgets.

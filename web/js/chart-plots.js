@@ -18,15 +18,16 @@ let library = null;
  */
 function loadChartLibrary() {
   if (globalThis.uPlot) return Promise.resolve();
-  const load = (element, url) => new Promise((resolve, reject) => {
+  const file = (name) => new URL(`../vendor/uplot/${name}`, import.meta.url).href;
+  const load = (tag, props) => new Promise((resolve, reject) => {
+    const element = Object.assign(document.createElement(tag), props);
     element.addEventListener('load', () => resolve());
-    element.addEventListener('error', () => reject(new Error(`the chart library (${url}) did not load`)));
+    element.addEventListener('error', () => reject(new Error(`the chart library (${props.src ?? props.href}) did not load`)));
     document.head.append(element);
   });
-  const file = (name) => new URL(`../vendor/uplot/${name}`, import.meta.url).href;
   library ??= Promise.all([
-    load(Object.assign(document.createElement('script'), { src: file('uPlot.iife.min.js') }), file('uPlot.iife.min.js')),
-    load(Object.assign(document.createElement('link'), { rel: 'stylesheet', href: file('uPlot.min.css') }), file('uPlot.min.css')),
+    load('script', { src: file('uPlot.iife.min.js') }),
+    load('link', { rel: 'stylesheet', href: file('uPlot.min.css') }),
   ]).then(() => {}, (e) => { library = null; throw e; });
   return library;
 }
