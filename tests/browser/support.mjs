@@ -44,8 +44,13 @@ export async function serve(root = siteDir) {
   return { base: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+// Without the last: a fresh Chromium 156 loads its omnibox popup's WebUI in a second renderer
+// while the page under test loads, as much CPU again on this 2-core machine (the first answer
+// 830-896 vs 495-591 ms in paired benchmark runs); a user's browser did that when it started.
+// Puppeteer's default arguments disable the same two features (puppeteer/puppeteer#15278).
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup'];
 
 /** A fresh headless Chromium (Debian's /usr/bin/chromium, or KVSCOPE_CHROMIUM). */
 export async function launch() {
