@@ -14,21 +14,6 @@ before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 
-test('while the module downloads the page says so, then the answers replace it', async () => {
-  const page = await browser.newPage();
-  let release;
-  const held = new Promise((resolve) => { release = resolve; });
-  await page.route('**/*.wasm', async (route) => { await held; await route.continue(); });
-  await page.goto(`${server.base}/index.html`);
-  await page.waitForSelector('#loading', { state: 'visible' });
-  assert.match(await page.textContent('#verdict'), /Loading the sizing core/);
-  release();
-  await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 20000 });
-  assert.equal(await page.$('#loading'), null);
-  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'false');
-  await page.close();
-});
-
 test('first open: the article-2 story, no console errors', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   const expected = cliPlan(DEFAULTS);

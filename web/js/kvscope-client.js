@@ -53,12 +53,50 @@ export function loadKvscope(init = {}) {
   const kind = full ? 'full' : 'sizing';
   if (!loading[kind]) {
     const Client = full ? KvscopeFull : Kvscope;
-    loading[kind] = import(moduleUrls[kind].href)
-      .then((m) => m.default({ ...moduleInit }))
+    // The .wasm is fetched and compiled while the glue is imported, not after it runs.
+    const compiling = moduleInit.wasmBinary ? Promise.resolve(null) : compileModule(kind);
+    loading[kind] = Promise.all([import(moduleUrls[kind].href), compiling])
+      .then(([m, compiled]) => instantiate(m.default, moduleInit, compiled))
       .then((module) => new Client(module, kind));
     loading[kind].catch(() => { loading[kind] = null; });  // a failed fetch may succeed on the next call
   }
   return loading[kind];
+}
+
+/**
+ * The kind's .wasm, compiled as it downloads, or from the whole file where the server does not
+ * send it as application/wasm (which streaming compilation requires); null if it cannot be
+ * fetched or compiled: the glue then tries itself and reports why.
+ * @param {'sizing'|'full'} kind
+ * @returns {Promise<WebAssembly.Module|null>}
+ */
+async function compileModule(kind) {
+  try {
+    const response = await fetch(moduleUrls[kind].href.replace(/\.mjs$/, '.wasm'), { credentials: 'same-origin' });
+    if (!response.ok) return null;
+    return /^application\/wasm\b/.test(response.headers.get('content-type') ?? '')
+      ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs Emscripten's factory; with a compiled module, through its instantiateWasm hook (no fetch).
+ * @param {(init: object) => Promise<any>} factory
+ * @param {object} moduleInit
+ * @param {WebAssembly.Module|null} compiled
+ */
+function instantiate(factory, moduleInit, compiled) {
+  if (!compiled) return factory({ ...moduleInit });
+  return new Promise((resolve, reject) => {
+    /** @param {WebAssembly.Imports} imports @param {(instance: WebAssembly.Instance) => void} done */
+    const instantiateWasm = (imports, done) => {
+      WebAssembly.instantiate(compiled, imports).then(done, reject);
+      return {};  // the exports arrive through done()
+    };
+    factory({ ...moduleInit, instantiateWasm }).then(resolve, reject);
+  });
 }
 
 // Counted page-wide: the page's and the widget's bundles each hold a copy of this file.
