@@ -1,5 +1,5 @@
 // What the commands' answerers share: a report or an error as the Answer every front end prints
-// (answer_sizing.cpp, answer_solve.cpp, answer_explain.cpp; a request's own errors: request_json.cpp).
+// (answer_sizing.cpp, answer_solve.cpp, answer_explain.cpp; a request's own errors: answer_json.cpp).
 #pragma once
 
 #include "kvscope/report_json.hpp"

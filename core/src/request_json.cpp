@@ -1,12 +1,9 @@
-// kvscope.request/1 read and written through the field table (request_fields.cpp), and a
-// request's JSON answered by the answerer a front end names (answering.hpp).
+// kvscope.request/1 read and written through the field table (request_fields.cpp).
 #include <cmath>
-#include <exception>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "answering.hpp"
 #include "json_text.hpp"
 #include "kvscope/request.hpp"
 #include "request_fields.hpp"
@@ -324,15 +321,6 @@ std::string request_to_json(const Request& request) {
     (*at)[key] = value;
   }
   return j.dump(2, ' ', false, ordered_json::error_handler_t::replace);
-}
-
-Answer answer_json(Command command, std::string_view request_json, Answerer answerer) {
-  try {
-    const Result<Request> request = request_from_json(request_json, command);
-    return request.ok ? answerer(request.value) : failure_answer(request.error);
-  } catch (const std::exception& e) {
-    return failure_answer(make_error(kInternalError, "", e.what()), 70);
-  }
 }
 
 }  // namespace kvscope
