@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "kvscope/elementary_math.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -34,11 +36,13 @@ const DecodeEfficiencyAnchor* nearest_decode_anchor(const GpuEntry& gpu, const D
     const bool same_width = measured.ok && measured.value.block_bits == kv.block_bits &&
                             measured.value.block_values == kv.block_values;
     const double width_penalty = same_width ? 0 : 1e6;
+    // Apart in log scale (natural logarithms: the nearest anchor is the same in any base).
     const double distance =
-        width_penalty + std::hypot(std::log2(static_cast<double>(std::max<uint64_t>(batch, 1)) /
-                                             static_cast<double>(a.batch)),
-                                   std::log2(static_cast<double>(std::max<uint64_t>(context, 1)) /
-                                             static_cast<double>(a.context)));
+        width_penalty +
+        std::hypot(natural_log(static_cast<double>(std::max<uint64_t>(batch, 1)) /
+                               static_cast<double>(a.batch)),
+                   natural_log(static_cast<double>(std::max<uint64_t>(context, 1)) /
+                               static_cast<double>(a.context)));
     if (best == nullptr || distance < best_distance) {
       best = &a;
       best_distance = distance;

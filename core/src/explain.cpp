@@ -13,6 +13,7 @@
 #include "engine_table.hpp"
 #include "explain_figures.hpp"
 #include "kvscope/catalog.hpp"
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope {
@@ -34,7 +35,7 @@ std::string as_printed(double value, const std::string& printed) {
 }
 
 bool same_digits(double value, const PrintedFigure& f) {
-  const double scale = std::pow(10.0, decimals_of(f.text));
+  const double scale = power_of_ten(decimals_of(f.text));
   return std::llround(value * scale) == std::llround(f.value * scale);
 }
 

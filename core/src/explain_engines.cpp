@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "explain_figures.hpp"
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::explaining {
@@ -143,7 +144,7 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       both.text = as_printed(both.value, k->text);
       x.from_budget(*tokens, "tokens the K and V buffers hold (#tokens)", "tokens", both, kGiB,
                     tokens_of_buffers, "SGLang's cell for this model differs from kvscope's",
-                    0.5 * (std::pow(10.0, -decimals_of(k->text)) + std::pow(10.0, -decimals_of(v->text))));
+                    0.5 * (power_of_ten(-decimals_of(k->text)) + power_of_ten(-decimals_of(v->text))));
     }
   } else {
     const PrintedFigure* bytes = log.figure("trt_allocated_gib");

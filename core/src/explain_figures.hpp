@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/explain.hpp"
 #include "kvscope/log_reading.hpp"
 #include "kvscope/plan.hpp"
@@ -75,10 +76,10 @@ class Explainer {
       add(f, name, unit, as_printed(at.value, f.text), "exact", "", derivation);
       return;
     }
-    const double half = half_width > 0 ? half_width : 0.5 * std::pow(10.0, -decimals_of(budget.text));
+    const double half = half_width > 0 ? half_width : 0.5 * power_of_ten(-decimals_of(budget.text));
     const Result<double> lo = figure(bytes(budget.value - half));
     const Result<double> hi = figure(bytes(budget.value + half));
-    const double scale = std::pow(10.0, decimals_of(f.text));
+    const double scale = power_of_ten(decimals_of(f.text));
     const bool within = lo.ok && hi.ok &&
                         std::llround(std::min(lo.value, hi.value) * scale) <=
                             std::llround(f.value * scale) &&

@@ -8,6 +8,7 @@
 #include "engine_table.hpp"
 #include "explain_figures.hpp"
 #include "kvscope/context_limit.hpp"
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/units.hpp"
 
 namespace kvscope::explaining {
@@ -331,9 +332,9 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
       const double ours = gib(calibrated.value.kv_pool_bytes);
       double slack = 0;
       for (const PrintedFigure* term : {usable != nullptr ? usable : total, weights, activation, non_torch})
-        slack += 0.5 * std::pow(10.0, -decimals_of(term->text));
+        slack += 0.5 * power_of_ten(-decimals_of(term->text));
       const bool exact = same_digits(ours, *budget);
-      const bool rounding = !exact && std::abs(ours - budget->value) <= slack + 0.5 * std::pow(10.0, -decimals_of(budget->text));
+      const bool rounding = !exact && std::abs(ours - budget->value) <= slack + 0.5 * power_of_ten(-decimals_of(budget->text));
       x.add(*budget, "KV cache memory per GPU from the measured profile", "GiB",
             as_printed(ours, budget->text), exact ? "exact" : rounding ? "rounding" : "differs",
             exact ? "" : rounding ? "within the rounding of the four printed terms"

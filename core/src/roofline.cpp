@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 #include "kvscope/parallelism.hpp"
 
@@ -125,7 +126,7 @@ Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor
 double expected_distinct_experts(uint32_t experts, uint32_t top_k, uint64_t tokens) {
   if (experts == 0) return 0;
   const double miss = 1.0 - static_cast<double>(top_k) / experts;
-  return experts * (1.0 - std::pow(miss, static_cast<double>(tokens)));
+  return experts * (1.0 - power_uint(miss, tokens));
 }
 
 Result<StepEstimate> decode_step(const GpuLoad& g, const Dtype& kv, const Dtype& state,

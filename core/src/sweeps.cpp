@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 #include "kvscope/roofline.hpp"
 #include "plan_state.hpp"
@@ -16,10 +17,10 @@ std::vector<uint64_t> log_space(uint64_t lo, uint64_t hi, uint32_t count) {
   std::vector<uint64_t> out;
   if (lo == 0 || hi < lo || count == 0) return out;
   const double low = static_cast<double>(lo);
-  const double step = count > 1 ? std::log(static_cast<double>(hi) / low) / (count - 1) : 0;
+  const double step = count > 1 ? natural_log(static_cast<double>(hi) / low) / (count - 1) : 0;
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t v =
-        i + 1 == count ? hi : static_cast<uint64_t>(std::llround(low * std::exp(step * i)));
+        i + 1 == count ? hi : static_cast<uint64_t>(std::llround(low * natural_exp(step * i)));
     if (out.empty() || v > out.back()) out.push_back(v);
   }
   return out;

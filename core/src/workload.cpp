@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kvscope/elementary_math.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 
 namespace kvscope {
@@ -58,8 +59,8 @@ std::vector<std::pair<double, double>> LengthDistribution::quadrature() const {
       double total = 0;
       for (int i = 0; i < kLengthPoints; ++i) {
         const double z = -6.0 + 12.0 * i / (kLengthPoints - 1);
-        const double weight = std::exp(-z * z / 2);
-        points.emplace_back(std::exp(mu + sigma * z), weight);
+        const double weight = natural_exp(-z * z / 2);
+        points.emplace_back(natural_exp(mu + sigma * z), weight);
         total += weight;
       }
       for (auto& point : points) point.second /= total;
@@ -116,7 +117,7 @@ Result<LengthDistribution> parse_length_distribution(std::string_view spec,
     // mean = exp(mu + s^2/2), p99 = exp(mu + z s): s^2/2 - z s + ln(p99/mean) = 0.
     if (a < 1 || b <= a || b > kMaxTokens)
       return bad(field, spec, "needs 1 <= mean < p99 <= 10^12");
-    const double gap = std::log(b / a);
+    const double gap = natural_log(b / a);
     const double discriminant = kZ99 * kZ99 - 2 * gap;
     if (discriminant < 0)
       return bad(field, spec, "p99 / mean must be at most 14.9 for a log-normal");
@@ -124,7 +125,7 @@ Result<LengthDistribution> parse_length_distribution(std::string_view spec,
     d.mean = a;
     d.p99 = b;
     d.sigma = kZ99 - std::sqrt(discriminant);
-    d.mu = std::log(a) - d.sigma * d.sigma / 2;
+    d.mu = natural_log(a) - d.sigma * d.sigma / 2;
     return R::success(d);
   }
   if (!parse_tokens(spec, a) || a < 0 || a > kMaxTokens || a != std::floor(a)) {
