@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -39,12 +40,35 @@ std::string utc_now() {
   return buf;
 }
 
-std::string cpu_model() {
+// The CPU's name and cpuid identity from /proc/cpuinfo's first processor: a name such as "AMD
+// EPYC" covers several generations (and a cloud host's CPU changes between runs), the family,
+// model and stepping do not. Fields the file lacks are left out.
+ordered_json cpu_identity() {
+  ordered_json id = {{"model", "unknown CPU"}};
+  ordered_json cpuid = ordered_json::object();
   std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name") id["model"] = value;
+    if (key == "vendor_id") cpuid["vendor"] = value;
+    for (const char* number : {"cpu family", "model", "stepping"}) {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+      if (key == number && !value.empty() && *end == '\0')
+        cpuid[key == "cpu family" ? "family" : key] = n;
+    }
   }
-  return "unknown CPU";
+  id["cpuid"] = cpuid;
+  return id;
+}
+
+// A cache's size in bytes as the C library reports it (sysconf), or null where it does not.
+ordered_json cache_bytes(int name) {
+  const long bytes = sysconf(name);
+  return bytes > 0 ? ordered_json(bytes) : ordered_json(nullptr);
 }
 
 struct Timing {
@@ -167,12 +191,16 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
       {"statistic", "best"},
       {"spread", spread_json(paged)},
       {"efficiency", static_cast<double>(bytes) / median / paged.bytes_per_s}};
+  const ordered_json identity = cpu_identity();
   m.device_json = {{"kind", "cpu"},
-                   {"model", cpu_model()},
+                   {"model", identity["model"]},
+                   {"cpuid", identity["cpuid"]},
                    {"isa", cpu_features()},
                    {"threads", threads},
                    {"hardware_threads", std::thread::hardware_concurrency()},
-                   {"llc_bytes", llc > 0 ? ordered_json(llc) : ordered_json(nullptr)}};
+                   {"l1d_bytes", cache_bytes(_SC_LEVEL1_DCACHE_SIZE)},
+                   {"l2_bytes", cache_bytes(_SC_LEVEL2_CACHE_SIZE)},
+                   {"llc_bytes", cache_bytes(_SC_LEVEL3_CACHE_SIZE)}};
   const KvType type = caches.front().shape.kv_type;
   ordered_json supported = ordered_json::array();
   for (CpuKernel k : supported_cpu_kernels(type)) supported.push_back(cpu_kernel_name(k));

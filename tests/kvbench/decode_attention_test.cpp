@@ -7,9 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "kvbench.hpp"
 #include "paged_kv.hpp"
@@ -164,6 +168,26 @@ nlohmann::json run_json(const std::vector<std::string>& args, int& status, std::
   return status == 0 ? nlohmann::json::parse(out.str()) : nlohmann::json();
 }
 
+// The record's CPU identity against /proc/cpuinfo read here (where the file has the fields), and
+// the cache sizes as keys (null where the C library does not know them).
+void ExpectCpuIdentityFromProcCpuinfo(const nlohmann::json& device) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [field, key] : {std::pair{"cpu family", "family"}, {"model", "model"}, {"stepping", "stepping"}}) {
+    std::smatch m;
+    if (std::regex_search(text, m, std::regex(std::string("(^|\n)") + field + "\\s*: (\\d+)\n"))) {
+      EXPECT_EQ(device["cpuid"][key].get<uint64_t>(), std::stoull(m[2].str())) << field;
+    } else {
+      EXPECT_FALSE(device["cpuid"].contains(key)) << field;
+    }
+  }
+  std::smatch name;
+  if (std::regex_search(text, name, std::regex("model name\\s*: ([^\n]*)")))
+    EXPECT_EQ(device["model"], name[1].str());
+  for (const char* key : {"l1d_bytes", "l2_bytes", "llc_bytes"})
+    EXPECT_TRUE(device.contains(key) && (device[key].is_null() || device[key].get<int64_t>() > 0)) << key;
+}
+
 TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
   int status;
   std::string err;
@@ -179,6 +203,7 @@ TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
       j["meta"]["command"].get<std::string>().rfind("kvbench attention --model llama-3.1-8b", 0),
       0u);
   EXPECT_EQ(j["device"]["kind"], "cpu");
+  ExpectCpuIdentityFromProcCpuinfo(j["device"]);
   for (const char* key : {"method", "warmup", "samples", "median_s", "p10_s", "p90_s"})
     EXPECT_TRUE(j["timing"].contains(key)) << key;
   EXPECT_LE(j["timing"]["p10_s"].get<double>(), j["timing"]["median_s"].get<double>());
