@@ -57,7 +57,14 @@ for name in names:
           f"({100 * paged['bytes_per_s'] / r['measured_bandwidth_bytes_per_s']:.0f}% of the stream) "
           f"| {100 * paged['efficiency']:.1f}% | {r['measured_over_estimate']:.2f}× |")
 r = json.load(open(f"{out}/{names[0]}.json"))
-print(f"\nMachine: {r['device']['model']}, {r['device']['threads']} threads, {r['device']['isa']}; "
+dev, cpuid = r['device'], r['device'].get('cpuid', {})
+identity = " ".join(f"{k} {cpuid[k]}" for k in ("family", "model", "stepping") if k in cpuid)
+def size(key):
+    b = dev.get(key)
+    return "unknown" if not b else f"{b / 2**20:g} MiB" if b >= 2**20 else f"{b / 2**10:g} KiB"
+print(f"\nMachine: {dev['model']} ({cpuid.get('vendor', 'vendor unknown')} {identity or 'cpuid unknown'}; "
+      f"L1d {size('l1d_bytes')}, L2 {size('l2_bytes')}, last level {size('llc_bytes')}), "
+      f"{dev['threads']} threads, {dev['isa']}; "
       f"stream buffer {r['measured_bandwidth']['buffer_bytes'] / 1e9:.2f} GB on {r['measured_bandwidth']['pages']}. "
       f"Date: {r['meta']['date']}. Commit: {r['meta']['commit']}.")
 PY
