@@ -4,7 +4,8 @@
 #   2. for each configuration below, kvbench builds a paged KV cache of Llama-3.1-8B's shape
 #      (shuffled pages), runs the CPU kernel on every hardware thread, checks it against the fp64
 #      reference (exit 1 on a mismatch), times it and measures the read bandwidth (a stream and
-#      an interleaved cross-check) and the paged read of the same pages,
+#      an interleaved cross-check, with a kernel step after each round of the two) and the paged
+#      read of the same pages,
 #   3. replaces the cpu-*.json records in OUT_DIR with one kvscope.measured/1 JSON per
 #      configuration, and prints the README's table (markdown) from them.
 # Usage: native-bench/cpu-check.sh OUT_DIR   (web/data/measured publishes them)
@@ -42,18 +43,20 @@ done
 python3 - "$out" "${configs[@]}" <<'PY'
 import json, sys
 out, names = sys.argv[1], [c.split()[0] for c in sys.argv[2:]]
-print("| KV, batch × context, pages | layout, walk | path | bytes per step | median | achieved | stream (same run: best / median) | efficiency | paged read | of paged read | measured / estimate |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| KV, batch × context, pages | layout, walk | path | bytes per step | median | achieved | stream (same run: best / median) | efficiency | beside each stream run | paged read | of paged read | measured / estimate |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for name in names:
     r = json.load(open(f"{out}/{name}.json"))
-    p, bw, paged = r["problem"], r["measured_bandwidth"], r["paged_read"]
+    p, bw, paged, paired = r["problem"], r["measured_bandwidth"], r["paged_read"], r["paired_efficiency"]
     assert r["correctness"]["pass"], name
     print(f"| {p['kv_dtype']}, {p['batch']} × {int(p['lengths']):,} tokens, {p['page_size']}-token pages "
           f"| {p['kv_layout']}, by {r['cpu_kernel']['walk']} | {r['cpu_kernel']['path']} | {r['bytes_moved'] / 1e9:.3f} GB | {r['timing']['median_s'] * 1e3:.1f} ms "
           f"| {r['achieved_bytes_per_s'] / 1e9:.2f} GB/s "
           f"| {bw['spread']['best'] / 1e9:.1f} / {bw['spread']['median'] / 1e9:.1f} GB/s "
-          f"(cross-check {bw['cross_check']['bytes_per_s'] / 1e9:.1f}) "
-          f"| {100 * r['bandwidth_efficiency']:.1f}% | {paged['bytes_per_s'] / 1e9:.1f} GB/s "
+          f"(cross-check {bw['cross_check']['bytes_per_s'] / 1e9:.1f}; paired ratio {bw['cross_check']['stream_over_check_paired']:.2f}) "
+          f"| {100 * r['bandwidth_efficiency']:.1f}% "
+          f"| {100 * paired['median']:.1f}% ({100 * paired['worst']:.0f}-{100 * paired['best']:.0f}%) "
+          f"| {paged['bytes_per_s'] / 1e9:.1f} GB/s "
           f"({100 * paged['bytes_per_s'] / r['measured_bandwidth_bytes_per_s']:.0f}% of the stream) "
           f"| {100 * paged['efficiency']:.1f}% | {r['measured_over_estimate']:.2f}× |")
 r = json.load(open(f"{out}/{names[0]}.json"))

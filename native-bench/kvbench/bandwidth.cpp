@@ -112,7 +112,8 @@ double BandwidthMeasurement::worst() const {
   return runs_per_s.empty() ? 0 : *std::min_element(runs_per_s.begin(), runs_per_s.end());
 }
 
-StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs) {
+StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs,
+                                         const std::function<void()>& between) {
   threads = std::max(1u, threads);
   const uint64_t floats = buffer_bytes / 128 * 32;  // whole 128-byte blocks
   HugePageVector<float> buffer(floats);  // the same pages as the KV pools: a like-for-like ceiling
@@ -139,6 +140,7 @@ StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes
     time_run(threads, bytes, [] {}, [&](uint32_t t) {
       return static_cast<double>(sum_floats(buffer.data() + part(t), part(t + 1) - part(t)));
     }, m.check);
+    if (between) between();
   }
   return m;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,11 @@ struct StreamMeasurement {
   BandwidthMeasurement stream, check;
   std::string pages;  // the buffer's pages: "2 MiB transparent huge pages (N% of the buffer)" ...
 };
-StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs);
+// `between`, when given, runs after each round's stream and cross-check runs: kvbench times a
+// kernel step there, so that each step has a stream run of the same second beside it (a shared
+// host's bandwidth can halve and recover within a second).
+StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs,
+                                         const std::function<void()>& between = {});
 
 // The same threads reading the paged caches themselves, nothing computed: the kernel's units in
 // the kernel's order (`walk`), each row's K and V, the rows two pages on prefetched. The most any

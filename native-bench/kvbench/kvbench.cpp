@@ -71,14 +71,16 @@ ordered_json cache_bytes(int name) {
   return bytes > 0 ? ordered_json(bytes) : ordered_json(nullptr);
 }
 
+// The q-quantile of a non-empty set of values (the value at rank q x n, as the record's p10/p90).
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  return values[std::min(values.size() - 1, static_cast<size_t>(q * static_cast<double>(values.size())))];
+}
+
 struct Timing {
   std::vector<double> samples;
   uint32_t warmup = 0;
-  double quantile(double q) const {
-    std::vector<double> s = samples;
-    std::sort(s.begin(), s.end());
-    return s[std::min(s.size() - 1, static_cast<size_t>(q * static_cast<double>(s.size())))];
-  }
+  double quantile(double q) const { return kvbench::quantile(samples, q); }
 };
 
 template <typename Step>
@@ -141,7 +143,7 @@ Correctness check_outputs(const std::vector<PagedKv>& caches,
 // read with no arithmetic), and the device's description.
 struct Machine {
   double bandwidth = 0;
-  ordered_json bandwidth_json, paged_read_json, device_json, kernel_json;
+  ordered_json bandwidth_json, paged_read_json, paired_efficiency_json, device_json, kernel_json;
 };
 
 // A --cpu-kernel this CPU cannot run for the KV type, named with the paths it can.
@@ -160,13 +162,45 @@ ordered_json spread_json(const BandwidthMeasurement& b) {
   return {{"best", b.bytes_per_s}, {"median", b.median()}, {"worst", b.worst()}};
 }
 
+// The rounds of stream, cross-check and kernel step, and what pairing them says: each step's rate
+// over the stream run of its round, and each stream run over the cross-check run beside it.
+void pair_rounds(const StreamMeasurement& bw, const std::vector<double>& step_s, uint64_t bytes,
+                 Machine& m) {
+  ordered_json rounds = ordered_json::array();
+  std::vector<double> over_check, efficiency;
+  for (size_t r = 0; r < step_s.size(); ++r) {
+    const double stream = bw.stream.runs_per_s[r], check = bw.check.runs_per_s[r];
+    rounds.push_back({{"stream_bytes_per_s", stream},
+                      {"check_bytes_per_s", check},
+                      {"kernel_step_s", step_s[r]}});
+    over_check.push_back(stream / check);
+    efficiency.push_back(static_cast<double>(bytes) / step_s[r] / stream);
+  }
+  m.bandwidth_json["rounds"] = rounds;
+  m.bandwidth_json["cross_check"]["stream_over_check_paired"] = quantile(over_check, 0.5);
+  m.paired_efficiency_json = {
+      {"method", "a kernel step after each round's stream and cross-check runs: the step's rate "
+                 "over the stream run of its round (measured_bandwidth.rounds)"},
+      {"median", quantile(efficiency, 0.5)},
+      {"best", quantile(efficiency, 1.0)},
+      {"worst", quantile(efficiency, 0.0)}};
+}
+
 Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64_t bytes,
-                    double median, CpuKernel kernel, CpuWalk walk) {
+                    double median, CpuKernel kernel, CpuWalk walk,
+                    const std::function<void()>& step) {
   Machine m;
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   const uint64_t buffer =
       std::max<uint64_t>(1ull << 30, 8ull * static_cast<uint64_t>(std::max(0L, llc)));
-  const StreamMeasurement bw = measure_read_bandwidth(static_cast<uint32_t>(threads), buffer, 10);
+  std::vector<double> step_s;
+  const StreamMeasurement bw =
+      measure_read_bandwidth(static_cast<uint32_t>(threads), buffer, 10, [&] {
+        const auto start = std::chrono::steady_clock::now();
+        step();
+        step_s.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      });
   m.bandwidth = bw.stream.bytes_per_s;
   m.bandwidth_json = {
       {"kernel", "read-only stream: XOR of 64-bit words (the kernel's threads)"},
@@ -181,6 +215,7 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
         {"bytes_per_s", bw.check.bytes_per_s},
         {"spread", spread_json(bw.check)},
         {"stream_over_check", bw.stream.bytes_per_s / bw.check.bytes_per_s}}}};
+  pair_rounds(bw, step_s, bytes, m);
   const BandwidthMeasurement paged =
       measure_paged_read_bandwidth(caches, static_cast<uint32_t>(threads), 10, walk);
   m.paged_read_json = {
@@ -260,6 +295,8 @@ ordered_json make_record(const std::vector<std::string>& args, const BenchArgs& 
   j["bandwidth_efficiency"] = static_cast<double>(bytes) / median / machine.bandwidth;
   // What the layout itself allows (CPU): achieved over the same pages read with no arithmetic.
   if (!machine.paged_read_json.is_null()) j["paged_read"] = machine.paged_read_json;
+  if (!machine.paired_efficiency_json.is_null())
+    j["paired_efficiency"] = machine.paired_efficiency_json;
   j["estimate_s"] = estimate_s;
   j["estimate"] = {{"bytes", estimate_bytes},
                    {"method",
@@ -281,7 +318,7 @@ std::string summary(const ordered_json& j) {
   const ordered_json& t = j["timing"];
   const double median = t["median_s"], bytes = j["bytes_moved"],
                bandwidth = j["measured_bandwidth_bytes_per_s"];
-  char line[512];
+  char line[1024];  // the path descriptions run to about 200 characters
   std::snprintf(
       line, sizeof line,
       "kvbench attention: %s, %zu layer(s), batch %llu, lengths %s, KV %s, %s\n"
@@ -306,7 +343,10 @@ std::string summary(const ordered_json& j) {
     std::snprintf(line, sizeof line,
                   "  path        %s, walking by %s: %s\n"
                   "  paged read  %.2f GB/s (the caches' pages, nothing computed) -> kernel at %.1f%%\n"
-                  "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f)\n",
+                  "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f, "
+                  "%.3f paired)\n"
+                  "  paired      kernel at %.1f%% of the stream run beside each step (median; "
+                  "%.1f-%.1f%%)\n",
                   j["cpu_kernel"]["path"].get<std::string>().c_str(),
                   j["cpu_kernel"]["walk"].get<std::string>().c_str(),
                   j["cpu_kernel"]["description"].get<std::string>().c_str(),
@@ -314,7 +354,11 @@ std::string summary(const ordered_json& j) {
                   100.0 * j["paged_read"]["efficiency"].get<double>(), bandwidth / 1e9,
                   j["measured_bandwidth"]["spread"]["median"].get<double>() / 1e9,
                   check["bytes_per_s"].get<double>() / 1e9,
-                  check["stream_over_check"].get<double>());
+                  check["stream_over_check"].get<double>(),
+                  check["stream_over_check_paired"].get<double>(),
+                  100.0 * j["paired_efficiency"]["median"].get<double>(),
+                  100.0 * j["paired_efficiency"]["worst"].get<double>(),
+                  100.0 * j["paired_efficiency"]["best"].get<double>());
     text += line;
   }
   return text;
@@ -379,7 +423,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   for (const PagedKv& c : caches) bytes += c.bytes_moved();
   Machine machine;
   if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel,
-                                               a.cpu_walk);
+                                               a.cpu_walk, step);
 #ifdef KVBENCH_WITH_CUDA
   else {
     machine.device_json = gpu->device_json();

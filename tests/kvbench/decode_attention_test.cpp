@@ -188,6 +188,27 @@ void ExpectCpuIdentityFromProcCpuinfo(const nlohmann::json& device) {
     EXPECT_TRUE(device.contains(key) && (device[key].is_null() || device[key].get<int64_t>() > 0)) << key;
 }
 
+// Each round's stream run, cross-check run and kernel step, and the paired statistics (medians
+// over the rounds, the record's quantile: the value at rank n / 2) recomputed from them.
+void ExpectPairedRounds(const nlohmann::json& j) {
+  const nlohmann::json& bw = j["measured_bandwidth"];
+  ASSERT_EQ(bw["rounds"].size(), bw["runs"].get<size_t>());
+  std::vector<double> over_check, efficiency;
+  for (const nlohmann::json& r : bw["rounds"]) {
+    over_check.push_back(r["stream_bytes_per_s"].get<double>() / r["check_bytes_per_s"].get<double>());
+    efficiency.push_back(j["bytes_moved"].get<double>() / r["kernel_step_s"].get<double>() /
+                         r["stream_bytes_per_s"].get<double>());
+    EXPECT_LE(r["stream_bytes_per_s"].get<double>(), bw["spread"]["best"].get<double>());
+  }
+  std::sort(over_check.begin(), over_check.end());
+  std::sort(efficiency.begin(), efficiency.end());
+  EXPECT_DOUBLE_EQ(bw["cross_check"]["stream_over_check_paired"].get<double>(), over_check[over_check.size() / 2]);
+  const nlohmann::json& paired = j["paired_efficiency"];
+  EXPECT_DOUBLE_EQ(paired["median"].get<double>(), efficiency[efficiency.size() / 2]);
+  EXPECT_DOUBLE_EQ(paired["worst"].get<double>(), efficiency.front());
+  EXPECT_DOUBLE_EQ(paired["best"].get<double>(), efficiency.back());
+}
+
 TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
   int status;
   std::string err;
@@ -239,6 +260,7 @@ TEST(Kvbench, RecordHasTheContractKeysAndProvenance) {
               bw["spread"]["best"].get<double>() / bw["cross_check"]["bytes_per_s"].get<double>(),
               1e-9);
   EXPECT_NE(bw["pages"].get<std::string>().find("pages"), std::string::npos);
+  ExpectPairedRounds(j);
 }
 
 // The defaults (page walk, hnd pages) and what the flags force are what the record names.
