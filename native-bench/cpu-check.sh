@@ -4,7 +4,7 @@
 #   2. for each configuration below, kvbench builds a paged KV cache of Llama-3.1-8B's shape
 #      (shuffled pages), runs the CPU kernel on every hardware thread, checks it against the fp64
 #      reference (exit 1 on a mismatch), times it and measures the read bandwidth (a stream and
-#      an interleaved cross-check, with a kernel step after each round of the two) and the paged
+#      an interleaved cross-check, with kernel steps after each round of the two) and the paged
 #      read of the same pages,
 #   3. replaces the cpu-*.json records in OUT_DIR with one kvscope.measured/1 JSON per
 #      configuration, and prints the README's table (markdown) from them.
