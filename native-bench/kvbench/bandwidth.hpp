@@ -32,8 +32,8 @@ struct StreamMeasurement {
   std::string pages;  // the buffer's pages: "2 MiB transparent huge pages (N% of the buffer)" ...
 };
 // `between`, when given, runs after each round's stream and cross-check runs: kvbench times a
-// kernel step there (after an untimed one), so that each step has a stream run of the same second beside it (a shared
-// host's bandwidth can halve and recover within a second).
+// kernel step there (after an untimed one), so that each step has a stream run of the same second
+// beside it (a shared host's bandwidth can halve and recover within a second).
 StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs,
                                          const std::function<void()>& between = {});
 

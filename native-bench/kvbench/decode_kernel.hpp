@@ -23,8 +23,8 @@ constexpr uint32_t kAhead = 2;  // tiles between the one scored and the one pref
 // Software prefetch of rows [from, to) of a tile kAhead tiles on, a few lines at a time between
 // the current tile's work: shuffled pages defeat the hardware prefetcher at every page boundary,
 // and a burst of hundreds of prefetches would stall on the core's miss buffers. Into every cache
-// level (prefetcht0): on this project's EPYC prefetcht2 made the step 1.25-1.5x as long from DRAM, and small
-// tiles keep the ring of prefetched rows (3 x 16 tokens of K and V) inside L1.
+// level (prefetcht0): on this project's EPYC prefetcht2 made the step 1.25-1.5x as long from DRAM,
+// and small tiles keep the ring of prefetched rows (3 x 16 tokens of K and V) inside L1.
 struct NextTile {
   const uint8_t* const* rows = nullptr;  // null: nothing to prefetch (not the first head block)
   uint32_t count = 0;

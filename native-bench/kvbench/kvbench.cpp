@@ -74,7 +74,8 @@ ordered_json cache_bytes(int name) {
 // The q-quantile of a non-empty set of values (the value at rank q x n, as the record's p10/p90).
 double quantile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
-  return values[std::min(values.size() - 1, static_cast<size_t>(q * static_cast<double>(values.size())))];
+  return values[std::min(values.size() - 1,
+                         static_cast<size_t>(q * static_cast<double>(values.size())))];
 }
 
 struct Timing {
@@ -179,8 +180,9 @@ void pair_rounds(const StreamMeasurement& bw, const std::vector<double>& step_s,
   m.bandwidth_json["rounds"] = rounds;
   m.bandwidth_json["cross_check"]["stream_over_check_paired"] = quantile(over_check, 0.5);
   m.paired_efficiency_json = {
-      {"method", "two kernel steps after each round's stream and cross-check runs: the second "
-                 "step's rate over the stream run of its round (measured_bandwidth.rounds)"},
+      {"method",
+       "two kernel steps after each round's stream and cross-check runs: the second "
+       "step's rate over the stream run of its round (measured_bandwidth.rounds)"},
       {"median", quantile(efficiency, 0.5)},
       {"best", quantile(efficiency, 1.0)},
       {"worst", quantile(efficiency, 0.0)}};
@@ -343,25 +345,25 @@ std::string summary(const ordered_json& j) {
   std::string text = line;
   if (j.contains("cpu_kernel")) {
     const ordered_json& check = j["measured_bandwidth"]["cross_check"];
-    std::snprintf(line, sizeof line,
-                  "  path        %s, walking by %s: %s\n"
-                  "  paged read  %.2f GB/s (the caches' pages, nothing computed) -> kernel at %.1f%%\n"
-                  "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f, "
-                  "%.3f paired)\n"
-                  "  paired      kernel at %.1f%% of the stream run beside each step (median; "
-                  "%.1f-%.1f%%)\n",
-                  j["cpu_kernel"]["path"].get<std::string>().c_str(),
-                  j["cpu_kernel"]["walk"].get<std::string>().c_str(),
-                  j["cpu_kernel"]["description"].get<std::string>().c_str(),
-                  j["paged_read"]["bytes_per_s"].get<double>() / 1e9,
-                  100.0 * j["paged_read"]["efficiency"].get<double>(), bandwidth / 1e9,
-                  j["measured_bandwidth"]["spread"]["median"].get<double>() / 1e9,
-                  check["bytes_per_s"].get<double>() / 1e9,
-                  check["stream_over_check"].get<double>(),
-                  check["stream_over_check_paired"].get<double>(),
-                  100.0 * j["paired_efficiency"]["median"].get<double>(),
-                  100.0 * j["paired_efficiency"]["worst"].get<double>(),
-                  100.0 * j["paired_efficiency"]["best"].get<double>());
+    std::snprintf(
+        line, sizeof line,
+        "  path        %s, walking by %s: %s\n"
+        "  paged read  %.2f GB/s (the caches' pages, nothing computed) -> kernel at %.1f%%\n"
+        "  stream      best %.2f, median %.2f GB/s; cross-check %.2f GB/s (ratio %.3f, "
+        "%.3f paired)\n"
+        "  paired      kernel at %.1f%% of the stream run beside each step (median; "
+        "%.1f-%.1f%%)\n",
+        j["cpu_kernel"]["path"].get<std::string>().c_str(),
+        j["cpu_kernel"]["walk"].get<std::string>().c_str(),
+        j["cpu_kernel"]["description"].get<std::string>().c_str(),
+        j["paged_read"]["bytes_per_s"].get<double>() / 1e9,
+        100.0 * j["paged_read"]["efficiency"].get<double>(), bandwidth / 1e9,
+        j["measured_bandwidth"]["spread"]["median"].get<double>() / 1e9,
+        check["bytes_per_s"].get<double>() / 1e9, check["stream_over_check"].get<double>(),
+        check["stream_over_check_paired"].get<double>(),
+        100.0 * j["paired_efficiency"]["median"].get<double>(),
+        100.0 * j["paired_efficiency"]["worst"].get<double>(),
+        100.0 * j["paired_efficiency"]["best"].get<double>());
     text += line;
   }
   return text;
@@ -425,8 +427,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   uint64_t bytes = 0;
   for (const PagedKv& c : caches) bytes += c.bytes_moved();
   Machine machine;
-  if (a.device == "cpu") machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel,
-                                               a.cpu_walk, step);
+  if (a.device == "cpu")
+    machine = measure_cpu(caches, a.threads, bytes, timing.quantile(0.5), kernel, a.cpu_walk, step);
 #ifdef KVBENCH_WITH_CUDA
   else {
     machine.device_json = gpu->device_json();

@@ -173,7 +173,8 @@ nlohmann::json run_json(const std::vector<std::string>& args, int& status, std::
 void ExpectCpuIdentityFromProcCpuinfo(const nlohmann::json& device) {
   std::ifstream in("/proc/cpuinfo");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& [field, key] : {std::pair{"cpu family", "family"}, {"model", "model"}, {"stepping", "stepping"}}) {
+  for (const auto& [field, key] :
+       {std::pair{"cpu family", "family"}, {"model", "model"}, {"stepping", "stepping"}}) {
     std::smatch m;
     if (std::regex_search(text, m, std::regex(std::string("(^|\n)") + field + "\\s*: (\\d+)\n"))) {
       EXPECT_EQ(device["cpuid"][key].get<uint64_t>(), std::stoull(m[2].str())) << field;
@@ -185,7 +186,8 @@ void ExpectCpuIdentityFromProcCpuinfo(const nlohmann::json& device) {
   if (std::regex_search(text, name, std::regex("model name\\s*: ([^\n]*)")))
     EXPECT_EQ(device["model"], name[1].str());
   for (const char* key : {"l1d_bytes", "l2_bytes", "llc_bytes"})
-    EXPECT_TRUE(device.contains(key) && (device[key].is_null() || device[key].get<int64_t>() > 0)) << key;
+    EXPECT_TRUE(device.contains(key) && (device[key].is_null() || device[key].get<int64_t>() > 0))
+        << key;
 }
 
 // Each round's stream run, cross-check run and kernel step, and the paired statistics (medians
@@ -195,14 +197,16 @@ void ExpectPairedRounds(const nlohmann::json& j) {
   ASSERT_EQ(bw["rounds"].size(), bw["runs"].get<size_t>());
   std::vector<double> over_check, efficiency;
   for (const nlohmann::json& r : bw["rounds"]) {
-    over_check.push_back(r["stream_bytes_per_s"].get<double>() / r["check_bytes_per_s"].get<double>());
+    over_check.push_back(r["stream_bytes_per_s"].get<double>() /
+                         r["check_bytes_per_s"].get<double>());
     efficiency.push_back(j["bytes_moved"].get<double>() / r["kernel_step_s"].get<double>() /
                          r["stream_bytes_per_s"].get<double>());
     EXPECT_LE(r["stream_bytes_per_s"].get<double>(), bw["spread"]["best"].get<double>());
   }
   std::sort(over_check.begin(), over_check.end());
   std::sort(efficiency.begin(), efficiency.end());
-  EXPECT_DOUBLE_EQ(bw["cross_check"]["stream_over_check_paired"].get<double>(), over_check[over_check.size() / 2]);
+  EXPECT_DOUBLE_EQ(bw["cross_check"]["stream_over_check_paired"].get<double>(),
+                   over_check[over_check.size() / 2]);
   const nlohmann::json& paired = j["paired_efficiency"];
   EXPECT_DOUBLE_EQ(paired["median"].get<double>(), efficiency[efficiency.size() / 2]);
   EXPECT_DOUBLE_EQ(paired["worst"].get<double>(), efficiency.front());
