@@ -54,11 +54,10 @@ ordered_json cpu_identity() {
     const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
     if (key == "model name") id["model"] = value;
     if (key == "vendor_id") cpuid["vendor"] = value;
-    for (const char* number : {"cpu family", "model", "stepping"}) {
+    if (key == "cpu family" || key == "model" || key == "stepping") {
       char* end = nullptr;
       const unsigned long n = std::strtoul(value.c_str(), &end, 10);
-      if (key == number && !value.empty() && *end == '\0')
-        cpuid[key == "cpu family" ? "family" : key] = n;
+      if (!value.empty() && *end == '\0') cpuid[key == "cpu family" ? "family" : key] = n;
     }
   }
   id["cpuid"] = cpuid;
@@ -84,6 +83,14 @@ struct Timing {
   double quantile(double q) const { return kvbench::quantile(samples, q); }
 };
 
+// Seconds one call of step takes (steady clock).
+template <typename Step>
+double seconds_of(Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  step();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 template <typename Step>
 Timing time_runs(Step&& step) {
   Timing t;
@@ -92,10 +99,7 @@ Timing time_runs(Step&& step) {
   while (t.samples.size() < 10 ||
          (std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(500) &&
           t.samples.size() < 200)) {
-    const auto s = std::chrono::steady_clock::now();
-    step();
-    t.samples.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
+    t.samples.push_back(seconds_of(step));
     if (std::chrono::steady_clock::now() - begin > std::chrono::seconds(20)) break;
   }
   return t;
@@ -201,10 +205,7 @@ Machine measure_cpu(const std::vector<PagedKv>& caches, uint64_t threads, uint64
   const StreamMeasurement bw =
       measure_read_bandwidth(static_cast<uint32_t>(threads), buffer, 10, [&] {
         step();
-        const auto start = std::chrono::steady_clock::now();
-        step();
-        step_s.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        step_s.push_back(seconds_of(step));
       });
   m.bandwidth = bw.stream.bytes_per_s;
   m.bandwidth_json = {
