@@ -83,6 +83,7 @@ async function compileModule(kind) {
 
 /**
  * Runs Emscripten's factory; with a compiled module, through its instantiateWasm hook (no fetch).
+ * The glue reads wasmBinary and instantiateWasm only (INCOMING_MODULE_JS_API, wasm/CMakeLists.txt).
  * @param {(init: object) => Promise<any>} factory
  * @param {object} moduleInit
  * @param {WebAssembly.Module|null} compiled
