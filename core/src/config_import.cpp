@@ -7,6 +7,8 @@
 #include "quantization_config.hpp"
 
 namespace kvscope {
+
+ImportedModel::ImportedModel() = default;
 namespace config {
 
 Result<ModelShape> Importer::run() {

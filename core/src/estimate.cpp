@@ -9,6 +9,11 @@
 #include "kvscope/units.hpp"
 
 namespace kvscope {
+
+EstimateInput::EstimateInput() = default;
+ResolvedModel::ResolvedModel() = default;
+
+EstimateReport::EstimateReport() = default;
 namespace {
 
 // "auto" follows the dtype the engine computes in.

@@ -3,6 +3,8 @@
 
 namespace kvscope {
 
+ModelShape::ModelShape() = default;
+
 std::vector<LayerGroup> group_layers(const ModelShape& shape) {
   std::vector<LayerGroup> groups;
   for (uint32_t i = 0; i < shape.layers.size(); ++i) {

@@ -14,6 +14,8 @@
 #include "plan_state.hpp"
 
 namespace kvscope {
+
+PlanReport::PlanReport() = default;
 namespace {
 
 using R = Result<PlanReport>;

@@ -9,6 +9,8 @@
 #include "kvscope/units.hpp"
 
 namespace kvscope {
+
+PlanInput::PlanInput() = default;
 namespace {
 
 using R = Result<PlanReport>;

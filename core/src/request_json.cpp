@@ -9,6 +9,8 @@
 #include "request_fields.hpp"
 
 namespace kvscope {
+
+Request::Request() = default;
 namespace {
 
 using nlohmann::ordered_json;

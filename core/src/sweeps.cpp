@@ -10,6 +10,8 @@
 #include "plan_state.hpp"
 
 namespace kvscope {
+
+Sweeps::Sweeps() = default;
 namespace {
 
 // `count` values from lo to hi, evenly spaced in log scale, rounded and deduplicated.

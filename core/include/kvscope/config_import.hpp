@@ -14,6 +14,7 @@
 namespace kvscope {
 
 struct ImportedModel {
+  ImportedModel();  // out of line, as PlanReport()
   ModelShape shape;
   std::vector<std::string> assumptions;  // one sentence each, naming the field and the value used
 };

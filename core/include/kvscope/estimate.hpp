@@ -15,6 +15,7 @@
 namespace kvscope {
 
 struct EstimateInput {
+  EstimateInput();  // out of line, as PlanReport()
   std::string model_id;           // catalogue id; when empty, config_json is used
   std::string config_json;        // text of a config.json
   std::string config_name;        // where config_json came from (shown, not read)
@@ -31,6 +32,7 @@ struct EstimateInput {
 };
 
 struct EstimateReport {
+  EstimateReport();  // out of line, as PlanReport()
   std::string model_id;  // empty for a config file
   std::string model_name;
   std::string source;  // catalogue source URL or the config's name
@@ -50,6 +52,7 @@ Result<EstimateReport> estimate(const EstimateInput& input);
 
 // The model an estimate reads, imported once: a catalogue entry's config or the given one.
 struct ResolvedModel {
+  ResolvedModel();  // out of line, as PlanReport()
   ImportedModel imported;
   std::string model_id;  // empty for a config file
   std::string model_name;

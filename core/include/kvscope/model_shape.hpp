@@ -98,6 +98,7 @@ struct PositionLimits {
 };
 
 struct ModelShape {
+  ModelShape();  // out of line, as PlanReport()
   std::string model_type;  // config.json model_type of the language model
   bool has_encoder = false;  // a vision or audio tower beside it (vision_config, audio_config)
   std::vector<std::string> architectures;  // config.json architectures (the wrapper's)

@@ -66,6 +66,7 @@ struct LlamacppOptions {
 };
 
 struct PlanInput {
+  PlanInput();  // out of line, as PlanReport()
   EstimateInput model;  // model, KV dtype; context/batch size the workload line
   std::vector<std::pair<std::string, std::string>> overrides;  // --set FIELD=VALUE (value as JSON)
   std::string weight_dtype = "auto";                           // "auto" = the checkpoint's format
@@ -212,6 +213,8 @@ struct EstimatedBudget {
 };
 
 struct PlanReport {
+  // Out of line: each Result<...>::failure that holds a report calls this one copy.
+  PlanReport();
   EstimateReport estimate;  // the model, its KV per token and the workload line
   std::string engine;
   std::string engine_version;        // the version line modelled (EngineVersion::id); empty: one

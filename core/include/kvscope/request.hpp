@@ -23,6 +23,7 @@ std::string_view command_name(Command command);
 bool command_named(std::string_view name, Command& out);
 
 struct Request {
+  Request();  // out of line, as PlanReport()
   Command command = Command::kPlan;
   PlanInput input;  // estimate reads input.model only
   SweepRange sweep;

@@ -26,6 +26,7 @@ struct SweepRange {
 };
 
 struct Sweeps {
+  Sweeps();  // out of line, as PlanReport()
   PlanReport plan;
   std::vector<Series> kv_bytes_vs_context;  // one sequence, per KV dtype (bytes)
   Series concurrency_vs_context;            // sequences of that context the pool holds
