@@ -22,13 +22,13 @@ const TARGET = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h100-sxm-80gb', context:
 
 const FULL_MODULE = '**/js/wasm/kvscope_full_module.*';
 
-test('the first load leaves the solver out; the first solve fetches it and says so meanwhile', async () => {
+test('the first load leaves the solver and its views out; the first solve fetches them and says so meanwhile', async () => {
   const fetched = [];
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(TARGET)}`, {
     before: async (p) => {
-      p.on('request', (r) => { if (r.url().includes('/js/wasm/')) fetched.push(new URL(r.url()).pathname); });
+      p.on('request', (r) => { if (/\/js\/(wasm\/|full-views)/.test(r.url())) fetched.push(new URL(r.url()).pathname); });
       await p.route(FULL_MODULE, async (route) => { await held; await route.continue(); });
     },
   });
@@ -40,7 +40,24 @@ test('the first load leaves the solver out; the first solve fetches it and says 
   await page.waitForSelector('#solve-table');
   assert.equal(await page.isHidden('#solve-status'), true);
   assert.ok(fetched.includes('/js/wasm/kvscope_full_module.wasm'), fetched.join());
+  assert.ok(fetched.includes('/js/full-views.js'), fetched.join());
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('views that do not load are one line in the panel, and the next click tries again', async () => {
+  const VIEWS = '**/js/full-views.js';
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(TARGET)}`, {
+    before: (p) => p.route(VIEWS, (route) => route.abort('failed')),
+  });
+  await page.click('#solve-run');
+  await page.waitForSelector('#solve-panel .error-text');
+  const message = await page.textContent('#solve-panel .error-text');
+  assert.match(message, /^The solver did not load: the page's code \(.*\/js\/full-views\.js\) did not load$/);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource/.test(p)), [], 'no uncaught error');
+  await page.unroute(VIEWS);
+  await page.click('#solve-run');
+  await page.waitForSelector('#solve-table');
   await page.close();
 });
 

@@ -1,13 +1,12 @@
 // "Explain my log": the pasted or dropped start-up log read by the core in a worker (explain-worker.js:
 // 16 MiB at most, the first 200 figures; nothing leaves the browser, the page never waits on it), its
-// figures shown beside kvscope's, and "Plan the page from this machine", which turns the calibrated
-// plan into the page's scenario.
+// figures shown beside kvscope's (their view fetched with the first answer: full-views.js), and
+// "Plan the page from this machine", which turns the calibrated plan into the page's scenario.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
 import { modelSource } from './state.js';
 import { stateOfExplain, uncalibrated } from './explain-state.js';
-import { explainView } from './views/explain.js';
-import { $, errorLine, page, update } from './page.js';
+import { $, errorLine, loadFullViews, page, update } from './page.js';
 
 const MAX_LOG_BYTES = 16 * 1024 * 1024;  // the core refuses more; a file is checked before reading
 let logName = 'pasted log';
@@ -52,9 +51,10 @@ export async function runExplain() {
   const fallback = modelSource(page.state);  // for a log that names no model
   const configText = page.state.config;
   const mine = asked + 1;
-  let answer;
+  let answer, views;
   try {
-    answer = await explainOffThread({ log: { name: logName, text } }, fallback);
+    [answer, views] = await Promise.all([explainOffThread({ log: { name: logName, text } }, fallback),
+      loadFullViews().catch((e) => { throw new KvscopeError('internal_error', '', `The log reader's figures cannot be shown: ${e.message}.`); })]);
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
     if (mine !== asked) return;  // a later paste is being read
@@ -67,7 +67,7 @@ export async function runExplain() {
   $('explain-status').hidden = true;
   const { report, modelFromPage } = answer;
   const { state, dropped } = stateOfExplain(page.state, report, modelFromPage && configText ? configText : '');
-  show($('explain-panel'), explainView(report, { modelFromPage, dropped, onUse: () => {
+  show($('explain-panel'), views.explainView(report, { modelFromPage, dropped, onUse: () => {
     page.state = state;
     update();
     $('verdict').scrollIntoView({ block: 'start' });

@@ -104,6 +104,24 @@ function renderFieldNotes() {
 
 const describedBy = (el) => (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
 
+// From the js/ folder's parent, as charts.js's chart-plots.js: the same from a bundle anywhere.
+const fullViewsUrl = new URL('../js/full-views.js', import.meta.url);
+/** @type {Promise<typeof import('./full-views.js')> | null} */
+let fullViews = null;
+
+/**
+ * The views of the full module's answers (full-views.js), fetched on the first call; a failed
+ * load rejects with a one-line Error and the next call tries again.
+ * @returns {Promise<typeof import('./full-views.js')>}
+ */
+export function loadFullViews() {
+  fullViews ??= import(fullViewsUrl.href).catch(() => {
+    fullViews = null;
+    throw new Error(`the page's code (${fullViewsUrl.href}) did not load`);
+  });
+  return fullViews;
+}
+
 export function errorLine(text) {
   const p = document.createElement('p');
   p.className = 'error-text';

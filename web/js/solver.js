@@ -1,26 +1,32 @@
 // "Which GPUs": the core's solver for the page's target (batch sequences of context tokens), run
 // when asked and again a moment after each change while the panel shows an answer; its prices
 // editor; and "Open", which turns an option into the page's scenario. The solver is in the full
-// module, which the page fetches the first time it solves, not at first load.
+// module, which the page fetches the first time it solves, not at first load, with the views of
+// its answers (full-views.js).
 import { KvscopeError, loadKvscope } from './kvscope-client.js';
 import { show, showChanged } from './dom.js';
 import { commas, makeFormat } from './format.js';
 import { engineInfo, engineLabel, toHash } from './state.js';
 import { pricesOf, pricesText, solveRequest, stateOfOption } from './solve-request.js';
-import { pricesView, solveView } from './views/solve.js';
 import { copy } from './sharing.js';
-import { $, errorLine, page, update } from './page.js';
+import { $, errorLine, loadFullViews, page, update } from './page.js';
 
 let timer = 0;
 let loadingSolver = false;
+/** @type {typeof import('./full-views.js') | null} set with page.full */
+let views = null;
 
 /**
- * The full module (the solver's), fetched on the first call; later calls share it. A failed load
- * rejects with a KvscopeError of one line (the next call tries again).
+ * The full module (the solver's) and the views of its answers, fetched on the first call; later
+ * calls share them. A failed load rejects with a KvscopeError of one line (the next call tries again).
  * @returns {Promise<import('./kvscope-client.js').KvscopeFull>}
  */
 export function loadSolver() {
-  return loadKvscope({ full: true }).then((kv) => { page.full = kv; return kv; }, (e) => {
+  return Promise.all([loadKvscope({ full: true }), loadFullViews()]).then(([kv, v]) => {
+    views = v;
+    page.full = kv;
+    return kv;
+  }, (e) => {
     throw new KvscopeError('internal_error', '', `The solver did not load: ${String(e?.message ?? e).split('\n')[0]}`);
   });
 }
@@ -69,7 +75,7 @@ export function runSolve() {
     return;
   }
   showChanged($('solve-panel'), [report, page.state.units], () =>
-    solveView(report, makeFormat(page.state.units), { onOpen: openOption, onCopy: copy }));
+    views.solveView(report, makeFormat(page.state.units), { onOpen: openOption, onCopy: copy }));
   document.body.dataset.solved = String(report.options.length);
 }
 
@@ -90,12 +96,17 @@ function openOption(o) {
   $('verdict').focus({ preventScroll: true });
 }
 
-/** The prices editor, while its details are open. */
+/** The prices editor, while its details are open (its view fetched the first time it opens). */
 export function renderPrices() {
   if (!$('prices-details').open) return;
+  if (!views) {
+    loadFullViews().then((v) => { views = v; renderPrices(); },
+      (e) => showChanged($('prices-panel'), [e.message], () => errorLine(`The prices editor cannot be shown: ${e.message}.`)));
+    return;
+  }
   const typed = pricesOf(page.state.prices);
   showChanged($('prices-panel'), [page.state.prices, page.catalog.gpus.length], () =>
-    pricesView(page.catalog.gpus, typed, (id, value) => {
+    views.pricesView(page.catalog.gpus, typed, (id, value) => {
       const next = pricesOf(page.state.prices);
       const listed = page.catalog.gpus.find((g) => g.id === id)?.usd_per_gpu_hour ?? null;
       if (value === '' || Number(value) === listed) delete next[id];
