@@ -115,7 +115,7 @@ function nativeMedian(filter) {
 // What the page fetches after its first load: the full module, the first time it solves.
 const lazyResponses = [];
 // What the page's first solve fetches: the full module and the views of its answers (solver.js).
-page.on('response', (r) => { if (/\/js\/(wasm\/kvscope_full_module\.|full-views\.js)/.test(r.url())) lazyResponses.push(r); });
+page.on('response', (r) => { if (r.ok() && /\/js\/(wasm\/kvscope_full_module\.|full-views\.js)/.test(r.url())) lazyResponses.push(r); });
 // Milliseconds per call of the module's `command` on one request's JSON text, in the page (solve:
 // in the full module, loaded as the page loads it): `runs` samples of `batch` calls each, since the
 // page's performance.now() is coarsened to 0.1 ms, a tenth of a sweep.
