@@ -1,5 +1,6 @@
 // The page's shared state and its error line: what the controller (app.js) and the modules beside
-// it (controls, config sources, levers, pins, sharing) read and change.
+// it (controls, config sources, levers, pins, sharing) read and change; and the loader of the views
+// the full module's answers need (solver.js, explain.js).
 import { DEFAULTS } from './state.js';
 
 /**
