@@ -112,9 +112,9 @@ function nativeMedian(filter) {
     '--benchmark_report_aggregates_only=true', '--benchmark_format=json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   return run.benchmarks.find((b) => b.aggregate_name === 'median');
 }
-// What the page fetches after its first load: the full module, the first time it solves.
+// What the page fetches after its first load, the first time it solves: the full module and the
+// views of its answers (solver.js).
 const lazyResponses = [];
-// What the page's first solve fetches: the full module and the views of its answers (solver.js).
 page.on('response', (r) => { if (r.ok() && /\/js\/(wasm\/kvscope_full_module\.|full-views\.js)/.test(r.url())) lazyResponses.push(r); });
 // Milliseconds per call of the module's `command` on one request's JSON text, in the page (solve:
 // in the full module, loaded as the page loads it): `runs` samples of `batch` calls each, since the

@@ -9,6 +9,7 @@
 namespace kvscope {
 
 ImportedModel::ImportedModel() = default;
+
 namespace config {
 
 Result<ModelShape> Importer::run() {

@@ -12,8 +12,8 @@ namespace kvscope {
 
 EstimateInput::EstimateInput() = default;
 ResolvedModel::ResolvedModel() = default;
-
 EstimateReport::EstimateReport() = default;
+
 namespace {
 
 // "auto" follows the dtype the engine computes in.

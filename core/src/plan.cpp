@@ -16,6 +16,7 @@
 namespace kvscope {
 
 PlanReport::PlanReport() = default;
+
 namespace {
 
 using R = Result<PlanReport>;

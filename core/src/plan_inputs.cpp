@@ -11,6 +11,7 @@
 namespace kvscope {
 
 PlanInput::PlanInput() = default;
+
 namespace {
 
 using R = Result<PlanReport>;

@@ -11,6 +11,7 @@
 namespace kvscope {
 
 Request::Request() = default;
+
 namespace {
 
 using nlohmann::ordered_json;

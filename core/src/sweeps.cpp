@@ -12,6 +12,7 @@
 namespace kvscope {
 
 Sweeps::Sweeps() = default;
+
 namespace {
 
 // `count` values from lo to hi, evenly spaced in log scale, rounded and deduplicated.
