@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Browser benchmark of the page (issue 14's speed and size targets), in Debian's headless Chromium:
-//   first result after navigation (cold profile), re-render time per control change, the bytes
-//   the page loads (gzip -9), and the WASM / native ratio on the same 1,000-point sweep command.
+//   first result after navigation (cold profile), re-render time per control change (and, from a
+//   trace, its style and layout work), the bytes the page loads (gzip -9), and the WASM / native
+//   ratio on the same 1,000-point sweep command.
 // Run after scripts/build-native.sh and scripts/build-wasm.sh:  node scripts/bench-page.mjs
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -83,7 +84,7 @@ const browser = await launch();
 const page = await browser.newPage();
 await page.goto(url);
 await page.waitForSelector('body[data-ready]', { state: 'attached' });
-const timeChanges = () => page.evaluate(async () => {
+const timeChanges = (on = page) => on.evaluate(async () => {
   const fire = (id, value, event) => { const el = document.getElementById(id); el.value = value; el.dispatchEvent(new Event(event)); };
   const steps = [];
   const gpus = ['custom', 'h100-sxm-80gb', 'rtx-4090', 'a100-sxm-80gb'];
@@ -146,6 +147,25 @@ await page.waitForSelector('body[data-sweeps="drawn"][data-charts="loaded"]', { 
 const changesChartsInView = await timeChanges();
 // As loadFullViews does (page.js); a site staged before e1c52a8 has no such file.
 await page.evaluate(() => import('./js/full-views.js').then(() => true, () => false));
+// Where the changes' time goes: the same 80 changes in a page of their own under a Chromium trace
+// (tracing slows them: these are not the timings above), the browser's style recalculation and
+// layout, and each change's event (its script and the layouts it forces), per change.
+const changeWork = await (async () => {
+  const traced = await browser.newPage();
+  await traced.goto(url);
+  await traced.waitForSelector('body[data-ready]', { state: 'attached' });
+  const cdp = await traced.context().newCDPSession(traced);
+  const events = [];
+  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReportEvents' });
+  await timeChanges(traced);
+  await cdp.send('Tracing.end');
+  await done;
+  await traced.close();
+  const perChange = (name) => round(events.filter((e) => e.name === name && e.ph === 'X').reduce((a, e) => a + e.dur, 0) / 1000 / 80);
+  return { style_ms: perChange('UpdateLayoutTree'), layout_ms: perChange('Layout'), event_ms: perChange('EventDispatch') };
+})();
 const lazyBytes = Object.fromEntries(await Promise.all(lazyResponses.map(async (r) =>
   [new URL(r.url()).pathname, gzipSync(await r.body(), { level: 9 }).length])));
 await browser.close();
@@ -158,7 +178,13 @@ const changeFigures = (steps) => ({
   script_median: round(median(steps.map((c) => c.script))), script_p95: round(quantile(steps.map((c) => c.script), 0.95)),
   with_layout_median: round(median(steps.map((c) => c.layout))), with_layout_p95: round(quantile(steps.map((c) => c.layout), 0.95)),
   changes: steps.length,
+  // Incl. layout, per control: a slider step redraws what a menu's change also rebuilds.
+  by_control: Object.fromEntries([...new Set(steps.map((c) => c.kind))].map((kind) => {
+    const layout = steps.filter((c) => c.kind === kind).map((c) => c.layout);
+    return [kind, { median: round(median(layout)), p95: round(quantile(layout, 0.95)) }];
+  })),
 });
+const byControl = (figures) => Object.entries(figures.by_control).map(([k, v]) => `${k} ${v.median} / ${v.p95}`).join(', ');
 const loaded = bytes.filter((b) => /\.(js|mjs|wasm)$/.test(b.file));
 const result = {
   machine: `${cpu}, ${os.cpus().length} cores, ${chromium}`,
@@ -174,6 +200,7 @@ const result = {
   blank_page_script_ms: { median: round(median(blankPage), 1), runs: blankPage.length },
   control_change_ms: changeFigures(changes),
   control_change_charts_in_view_ms: changeFigures(changesChartsInView),
+  control_change_traced_ms_per_change: changeWork,
   bytes_gzip: { wasm_and_js: loaded.reduce((a, b) => a + b.gzip, 0), everything: bytes.reduce((a, b) => a + b.gzip, 0),
     files: Object.fromEntries(bytes.map((b) => [b.file, b.gzip])) },
   first_solve_bytes_gzip: { total: Object.values(lazyBytes).reduce((a, b) => a + b, 0), files: lazyBytes },
@@ -189,7 +216,10 @@ console.log(`\nfirst result ${result.first_result_ms.median} ms median after nav
 const ph = result.first_result_phases_ms;
 console.log(`  phases (medians): main() at ${ph.to_main} ms, wiring ${ph.wiring}, module ${ph.module}, catalogues ${ph.catalogues}, plan and render ${ph.plan_and_render}; a blank page's script at ${result.blank_page_script_ms.median} ms`);
 console.log(`control change ${result.control_change_ms.with_layout_median} ms median, ${result.control_change_ms.with_layout_p95} ms p95 incl. layout (target <= 16 at p95)`);
+console.log(`  by control (ms median / p95): ${byControl(result.control_change_ms)}`);
+console.log(`  traced (ms per change): its event ${changeWork.event_ms}; style ${changeWork.style_ms} and layout ${changeWork.layout_ms}, in the event or after it`);
 console.log(`control change with the charts in view ${result.control_change_charts_in_view_ms.with_layout_median} ms median, ${result.control_change_charts_in_view_ms.with_layout_p95} ms p95`);
+console.log(`  by control (ms median / p95): ${byControl(result.control_change_charts_in_view_ms)}`);
 console.log(`page loads ${(result.bytes_gzip.everything / 1000).toFixed(1)} kB gzipped in all (target <= 200), the module ${(wasmGzip / 1000).toFixed(1)} kB (target <= 150)`);
 console.log(`first solve fetches the full module and its views: ${(result.first_solve_bytes_gzip.total / 1000).toFixed(1)} kB gzipped (not part of the first load)`);
 console.log(`widget: ${(widgetBytes.widget_js / 1000).toFixed(1)} kB of JS gzipped beyond the shared module (${(widgetBytes.shared_module / 1000).toFixed(1)} kB, fetched ${widgetBytes.wasm_fetches}x for 7 widgets)`);
