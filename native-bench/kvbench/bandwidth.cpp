@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "huge_pages.hpp"
 
 namespace kvbench {
@@ -103,13 +104,11 @@ std::string page_description(const void* data, uint64_t bytes) {
 }  // namespace
 
 double BandwidthMeasurement::median() const {
-  std::vector<double> s = runs_per_s;
-  std::sort(s.begin(), s.end());
-  return s.empty() ? 0 : s[s.size() / 2];
+  return runs_per_s.empty() ? 0 : quantile(runs_per_s, 0.5);
 }
 
 double BandwidthMeasurement::worst() const {
-  return runs_per_s.empty() ? 0 : *std::min_element(runs_per_s.begin(), runs_per_s.end());
+  return runs_per_s.empty() ? 0 : quantile(runs_per_s, 0.0);
 }
 
 StreamMeasurement measure_read_bandwidth(uint32_t threads, uint64_t buffer_bytes, uint32_t runs,

@@ -1,7 +1,8 @@
 // "Explain my log": the pasted or dropped start-up log read by the core in a worker (explain-worker.js:
 // 16 MiB at most, the first 200 figures; nothing leaves the browser, the page never waits on it), its
-// figures shown beside kvscope's (their view fetched with the first answer: full-views.js), and
-// "Plan the page from this machine", which turns the calibrated plan into the page's scenario.
+// figures shown beside kvscope's (their view fetched with the log reader's first answer:
+// full-views.js), and "Plan the page from this machine", which turns the calibrated plan into the
+// page's scenario.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
 import { modelSource } from './state.js';
