@@ -8,9 +8,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "kvscope/decimal_text.hpp"
 #include "kvscope/report_json.hpp"
 #include "kvscope/units.hpp"
 #include "request_fields.hpp"
@@ -46,9 +46,7 @@ ordered_json& slot(ordered_json& root, std::string_view dotted) {
 }
 
 bool parse_decimal(const std::string& text, double& out) {
-  char* end = nullptr;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && end == text.c_str() + text.size() && std::isfinite(out);
+  return !text.empty() && read_decimal(text, out) == text.size() && std::isfinite(out);
 }
 
 // One flag's text as its key's JSON value.

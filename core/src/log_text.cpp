@@ -3,7 +3,8 @@
 #include "log_text.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+
+#include "kvscope/decimal_text.hpp"
 
 namespace kvscope::log_text {
 
@@ -39,9 +40,7 @@ bool number_after(std::string_view line, std::string_view marker, std::string& t
   std::string digits;
   for (char c : text)
     if (c != ',') digits += c;
-  char* end = nullptr;
-  value = std::strtod(digits.c_str(), &end);
-  return end != nullptr && *end == '\0';
+  return read_decimal(digits, value) == digits.size();
 }
 
 std::string word_after(std::string_view line, std::string_view marker) {

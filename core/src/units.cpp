@@ -2,8 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string_view>
+
+#include "kvscope/decimal_text.hpp"
 
 namespace kvscope {
 
@@ -58,7 +59,9 @@ std::string shortest_decimal(double value) {
   char buffer[32];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value &&
+    double read_back = 0;
+    read_decimal(buffer, read_back);
+    if (read_back == value &&
         (!plain || std::string_view(buffer).find('e') == std::string_view::npos))
       break;
   }

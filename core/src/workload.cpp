@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kvscope/decimal_text.hpp"
 #include "kvscope/elementary_math.hpp"
 #include "kvscope/kv_arithmetic.hpp"
 
@@ -26,10 +27,9 @@ bool parse_tokens(std::string_view text, double& out) {
   if (text.empty() || text.size() > 24 ||
       text.find_first_not_of("0123456789.") != std::string_view::npos)
     return false;
-  const std::string copy(text);
-  char* end = nullptr;
-  out = std::strtod(copy.c_str(), &end) * multiplier;
-  return end == copy.c_str() + copy.size() && std::isfinite(out);
+  const bool whole = read_decimal(text, out) == text.size();
+  out *= multiplier;
+  return whole && std::isfinite(out);
 }
 
 Result<LengthDistribution> bad(const std::string& field, std::string_view spec,
