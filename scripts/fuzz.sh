@@ -2,16 +2,17 @@
 # Builds the libFuzzer targets with Debian's clang (ASan + UBSan) and runs each for FUZZ_SECONDS
 # (default 60) from its seed corpus in tests/fuzz/corpus/<target>/, fuzz_config_import also from
 # the test configs themselves (tests/data/configs, tests/data/real-configs), fuzz_explain from the
-# committed start-up logs (tests/data/logs, model byte first); fuzz_request's seeds are
-# the golden requests with their command byte first; new inputs go to a
-# temporary folder, not the source tree. Any crash, leak, timeout or sanitizer report fails it.
+# committed start-up logs (tests/data/logs, model byte first); fuzz_request's seeds are the golden
+# requests with their command byte first; fuzz_decimal holds the core's decimal reader to strtod.
+# New inputs go to a temporary folder, not the source tree. Any crash, leak, timeout or sanitizer
+# report fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON \
   -DKVSCOPE_BUILD_TESTS=OFF -DKVBENCH_CUDA=OFF >/dev/null
-cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan fuzz_request fuzz_explain
-for target in config_import cli plan request explain; do
+cmake --build build/fuzz -j "$(nproc)" --target fuzz_config_import fuzz_cli fuzz_plan fuzz_request fuzz_explain fuzz_decimal
+for target in config_import cli plan request explain decimal; do
   work="$(mktemp -d)"
   seeds=("tests/fuzz/corpus/$target")
   if [ "$target" = config_import ]; then seeds+=(tests/data/configs tests/data/real-configs); fi
