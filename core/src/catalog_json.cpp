@@ -1,5 +1,4 @@
 // The catalogues as JSON: kvscope.models/1, kvscope.gpus/1, kvscope.dtypes/1, kvscope.engines/1.
-#include "json_text.hpp"
 #include "json_writing.hpp"
 #include "kvscope/catalog.hpp"
 #include "kvscope/engines.hpp"
@@ -35,7 +34,6 @@ std::string model_catalog_to_json() {
     w.field("hf_id", m.hf_id);
     w.field("aliases", m.aliases);
     w.field("source", m.source);
-    w.key("config").tree(parse_json(m.config_json));
     w.end_object();
   }
   return end_catalog(w);

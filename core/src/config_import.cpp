@@ -8,7 +8,6 @@
 
 namespace kvscope {
 
-ImportedModel::ImportedModel() = default;
 
 namespace config {
 

@@ -12,6 +12,7 @@ namespace kvscope {
 
 EstimateInput::EstimateInput() = default;
 ResolvedModel::ResolvedModel() = default;
+ImportedModel::ImportedModel() = default;
 EstimateReport::EstimateReport() = default;
 
 namespace {
@@ -41,11 +42,8 @@ Result<ResolvedModel> resolve_model(const EstimateInput& in) {
   if (!in.model_id.empty()) {
     const Result<ModelEntry> entry = find_model(in.model_id);
     if (!entry.ok) return R::failure(entry.error);
-    imported = import_config(entry.value.config_json);
-    if (!imported.ok) {  // a catalogue entry that does not import is a bug in core/data
-      imported.error.code = kInternalError;
-      return R::failure(imported.error);
-    }
+    imported = import_preset(entry.value);
+    if (!imported.ok) return R::failure(imported.error);
     out.model_id = entry.value.id;
     out.model_name = entry.value.name;
     out.source = entry.value.source;

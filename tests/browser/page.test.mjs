@@ -120,6 +120,7 @@ test('a broken or hostile config.json shows an error and the page keeps working'
   await page.click('#config-details summary');
   await page.fill('#config-text', '{"num_hidden_layers": 32, "hidden_size": ');
   await page.click('#use-config');
+  await page.waitForSelector('#input-error:not([hidden])');  // the first config fetches the full module
   assert.match(await page.textContent('#input-error'), /config: not valid JSON/);
   await page.fill('#config-text', JSON.stringify({ num_hidden_layers: PAYLOAD, hidden_size: 4096, num_attention_heads: 32 }));
   await page.click('#use-config');

@@ -11,6 +11,10 @@ import { cliAnswer, cliReport } from '../support/cli-request.mjs';
 const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
 const { loadKvscope, KvscopeError } = client;
 const kv = await loadKvscope({ wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm')) });
+// The module that reads configs (the first one reads none): what the page switches to for them.
+const full = await loadKvscope({ full: true, wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_full_module.wasm')) });
+const readsConfig = (request) => ['config', 'set', 'quantization_config', 'weights_index', 'speculative_config']
+  .some((key) => request[key] != null);
 const cli = cliReport;
 
 const SCENARIOS = [
@@ -25,7 +29,7 @@ const SCENARIOS = [
 ];
 
 test('plan: the module and the CLI print the same JSON', () => {
-  for (const s of SCENARIOS) assert.deepEqual(kv.plan(s), cli('plan', s), JSON.stringify(s));
+  for (const s of SCENARIOS) assert.deepEqual((readsConfig(s) ? full : kv).plan(s), cli('plan', s), JSON.stringify(s));
 });
 
 test('the command line the module writes for a request gives the same report', () => {
@@ -34,7 +38,7 @@ test('the command line the module writes for a request gives the same report', (
     assert.equal(args[0], 'plan');
     const run = spawnSync(cliPath, [...args, '--json'], { encoding: 'utf8' });
     assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
-    assert.deepEqual(JSON.parse(run.stdout), kv.plan(s), args.join(' '));
+    assert.deepEqual(JSON.parse(run.stdout), (readsConfig(s) ? full : kv).plan(s), args.join(' '));
   }
   assert.deepEqual(kv.commandLine('plan', SCENARIOS[5]), ['plan', '--model', 'mistral-7b-v0.1', '--kv-dtype', 'q8_0',
     '--weight-dtype', 'q4_k_m', '--context', '8192', '--engine', 'llama.cpp', '--gpu', 'rtx-4090', '--parallel', '4']);
@@ -61,13 +65,44 @@ test('catalogues: the same lists as the CLI', () => {
 
 test('config.json import: every fixture gives the CLI --config answer', () => {
   for (const file of readdirSync(configsDir)) {
-    const full = path.join(configsDir, file);
-    const text = readFileSync(full, 'utf8');
-    const run = spawnSync(cliPath, ['estimate', '--config', full, '--json'], { encoding: 'utf8' });
+    const fullPath = path.join(configsDir, file);
+    const text = readFileSync(fullPath, 'utf8');
+    const run = spawnSync(cliPath, ['estimate', '--config', fullPath, '--json'], { encoding: 'utf8' });
     const expected = JSON.parse(run.stdout);
-    if (run.status === 0) assert.deepEqual(kv.importConfig(text, full), expected, file);
-    else assert.throws(() => kv.importConfig(text, full), (e) => e.code === expected.error.code && e.field === expected.error.field, file);
+    if (run.status === 0) assert.deepEqual(full.importConfig(text, fullPath), expected, file);
+    else assert.throws(() => full.importConfig(text, fullPath), (e) => e.code === expected.error.code && e.field === expected.error.field, file);
   }
+});
+
+test('the first module reads no config: a config, a what-if or a side file is the full module\'s', () => {
+  const preset = { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9 };
+  const config = readFileSync(path.join(configsDir, readdirSync(configsDir)[0]), 'utf8');
+  for (const [key, value] of [['config', { name: 'config.json', text: config }], ['set', { num_key_value_heads: 4 }],
+    ['weights_index', { name: 'model.safetensors.index.json', text: '{"metadata": {"total_size": 16000000000}}' }],
+    ['speculative_config', { method: 'mtp', num_speculative_tokens: 1 }]]) {
+    const request = key === 'config' ? { ...preset, model: null, config: value } : { ...preset, [key]: value };
+    assert.throws(() => kv.plan(request), (e) => e instanceof KvscopeError && e.code === 'needs_full_module' &&
+      e.field === key && /full module/.test(e.message), key);
+  }
+});
+
+test('every preset: the first module (its build\'s imports) and the full one (the configs) plan alike', () => {
+  const engines = kv.engines().engines.map((e) => e.id);
+  let plans = 0;
+  for (const { id } of kv.models().models) {
+    assert.deepEqual(kv.estimate({ model: id, context_tokens: 300000, batch: 3 }), full.estimate({ model: id, context_tokens: 300000, batch: 3 }), id);
+    for (const engine of engines) {
+      const request = { model: id, gpu: 'h200-sxm-141gb', engine, tensor_parallel: 8, context_tokens: 32768 };
+      let expected;
+      try { expected = full.plan(request); } catch (e) {
+        assert.throws(() => kv.plan(request), (f) => f.code === e.code && f.message === e.message, `${id} ${engine}`);
+        continue;
+      }
+      assert.deepEqual(kv.plan(request), expected, `${id} ${engine}`);
+      plans += 1;
+    }
+  }
+  assert.ok(plans > 200, `${plans} plans compared`);
 });
 
 test('seed numbers through the API: bytes per token from the model shape', () => {
@@ -103,7 +138,7 @@ const BAD = [
 test('bad input: a KvscopeError naming the field, then the next request still answers', () => {
   const good = kv.estimate({ model: 'llama-3.1-8b' });
   for (const [options, code, field] of BAD) {
-    assert.throws(() => kv.estimate(options), (e) => {
+    assert.throws(() => (readsConfig(options) ? full : kv).estimate(options), (e) => {
       assert.ok(e instanceof KvscopeError, String(e));
       if (code) assert.equal(e.code, code, e.message);
       if (field) assert.ok(e.field === field || e.field.endsWith(field), `${e.field} for ${JSON.stringify(options)}`);
@@ -115,18 +150,16 @@ test('bad input: a KvscopeError naming the field, then the next request still an
   }
 });
 
-test('the module is loaded once and shared', async () => {
-  const again = await loadKvscope();
-  assert.equal(again, kv);
-  assert.equal(client.instantiations(), 1);
+test('each module is loaded once and shared', async () => {
+  assert.equal(await loadKvscope(), kv);
+  assert.equal(await loadKvscope({ full: true }), full);
+  assert.equal(client.instantiations(), 2);
 });
 
 test('the first module answers the sizing commands only; the full one, loaded apart, every command alike', async () => {
   assert.equal(typeof kv.module.solve, 'undefined', 'no solver in the first module');
   assert.equal(typeof kv.module.explain, 'undefined', 'no log reader in the first module');
   assert.equal('solve' in kv, false);
-  const wasmBinary = readFileSync(path.join(siteDir, 'js/wasm/kvscope_full_module.wasm'));
-  const full = await loadKvscope({ full: true, wasmBinary });
   assert.ok(full instanceof client.KvscopeFull);
   assert.equal(await loadKvscope({ full: true }), full, 'loaded once and shared');
   assert.equal(await loadKvscope(), kv, 'beside the first module, not in its place');

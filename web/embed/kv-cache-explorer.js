@@ -80,12 +80,20 @@ export class KvCacheExplorer extends HTMLElement {
     const read = this.readState();
     try {
       if (read.error) throw read.error;
-      const kv = await loadKvscope({ full: read.view === 'solve' });  // the solver: the full module
+      let kv = await loadKvscope({ full: read.view === 'solve' });  // the solver: the full module
       useEngines(kv.engines());
       const configSrc = this.getAttribute('config-src');
       if (configSrc) Object.assign(read.state, await this.fetchConfig(configSrc));
       if (generation !== this.generation) return;
-      const result = this.compute(kv, read);
+      let result;
+      try {
+        result = this.compute(kv, read);
+      } catch (e) {
+        if (e?.code !== 'needs_full_module') throw e;
+        kv = await loadKvscope({ full: true });  // a config or a what-if: the full module reads it
+        if (generation !== this.generation) return;
+        result = this.compute(kv, read);
+      }
       const fmt = makeFormat(read.state.units);
       show(this.root, h('div', {},
         read.controls.length ? this.controlsView(kv, read) : null,

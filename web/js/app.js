@@ -15,7 +15,7 @@ import { capacityView, memoryView, notesView, rooflineView } from './views/capac
 import { whyCacheView } from './views/why-cache.js';
 import { shareView } from './views/share.js';
 import {
-  $, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote,
+  $, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote, useFullModule,
 } from './page.js';
 import {
   controlOfField, controlOfState, contextLimitText, fieldsOfControl, fillCatalogues, fillModels, wireControls,
@@ -79,7 +79,7 @@ function drawSweepsIfNear() {
 // The projection count depends on few inputs: computed again only when they change.
 let whyMemo = { key: '', value: null };
 function whyCache(request) {
-  const key = JSON.stringify(request);
+  const key = page.kv.kind + JSON.stringify(request);  // a config's: the full module answers it
   if (whyMemo.key !== key) {
     let value;
     try { value = page.kv.estimate(request); } catch (e) { value = e; }
@@ -106,6 +106,7 @@ function update({ pushHash = true } = {}) {
     render();
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
+    if (e.code === 'needs_full_module') { useFullModule().catch(() => {}); return; }  // then again
     if (page.restoring && fallBack(e)) { update({ pushHash: true }); return; }
     showCoreError(e);
   }

@@ -2,13 +2,23 @@
 // that host), and the checkpoint's model.safetensors.index.json beside it.
 import { KvscopeError } from './kvscope-client.js';
 import { indexTotalSize, quote } from './state.js';
-import { $, page, showInputError, update } from './page.js';
+import { $, page, showInputError, update, useFullModule } from './page.js';
 
-/** Plans with a config.json's text; false (and the core's error beside the text) when refused. */
-export function useConfig(text, name) {
+/**
+ * Plans with a config.json's text (read by the full module, fetched the first time); false (and
+ * the core's error beside the text) when refused.
+ */
+export async function useConfig(text, name) {
   if (text.length > (1 << 20)) { showInputError('config.json: larger than 1 MiB', 'config-text'); return false; }
+  let kv;
   try {
-    page.kv.importConfig(text, name);
+    kv = await useFullModule();
+  } catch {  // the status line under the verdict says why
+    showInputError(`config.json: not read, kvscope's config.json reader did not load`, 'config-text');
+    return false;
+  }
+  try {
+    kv.importConfig(text, name);
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
     showInputError(e.message, 'config-text');

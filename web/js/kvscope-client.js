@@ -2,15 +2,18 @@
 // returns the reports as plain objects and throws KvscopeError (code, field) for every error the
 // core reports. A request's keys are the core's (`kvscope --help` lists each beside its flag), so
 // the page, the node tests and the command line produce the same JSON for the same request.
-// Two modules of the one core: the page's first load answers the sizing commands; the full one,
-// fetched only when asked for ({full: true}), adds the solver and the log reader.
+// Two modules of the one core: the page's first load answers the sizing commands for the
+// catalogue's models (it reads no config.json: a request with a config, a what-if or a side file
+// gets needs_full_module); the full one, fetched only when asked for ({full: true}), reads them and
+// adds the solver and the log reader.
 // Types: kvscope.d.ts beside this file.
 
 /** An error the core reported, or an internal failure of the module. */
 export class KvscopeError extends Error {
   /**
    * @param {string} code  invalid_value | invalid_json | missing_field | out_of_range |
-   *                       unsupported | unknown_id | internal_error
+   *                       unsupported | unknown_id | internal_error | needs_full_module (the
+   *                       first module was asked to read a config: ask the full one)
    * @param {string} field the input it concerns: a request key ("context_tokens",
    *                      "vllm.gpu_memory_utilization") or a config.json path
    * @param {string} message one line, naming the field

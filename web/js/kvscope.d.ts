@@ -613,8 +613,8 @@ export interface ModelCatalogue {
     family: string;
     hf_id: string;
     aliases: string[];
+    /** where its config.json was read (the listing carries no config: core/data/models.json has them) */
     source: string;
-    config: Record<string, unknown>;
   }>;
 }
 

@@ -8,7 +8,7 @@ import { solveRequest, stateOfOption } from './solve-request.js';
 import { loadSolver, solverNow } from './solver.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
-import { $, page, update } from './page.js';
+import { $, WAITING_FOR_READER, page, update, useFullModule } from './page.js';
 
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
@@ -51,7 +51,9 @@ function planned(lever) {
     return { ...lever, report: page.kv.plan(planRequest({ ...page.state, ...(lever.change ?? {}) }, lever.set ?? [])) };
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
-    return { ...lever, error: e.message };
+    if (e.code !== 'needs_full_module') return { ...lever, error: e.message };
+    useFullModule().catch(() => {});  // a what-if: drawn again once it reads them
+    return { ...lever, error: WAITING_FOR_READER };
   }
 }
 

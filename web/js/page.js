@@ -1,12 +1,14 @@
 // The page's shared state and its error line: what the controller (app.js) and the modules beside
 // it (controls, config sources, levers, pins, sharing) read and change; and the loader of the views
 // the full module's answers need (solver.js, explain.js).
+import { loadKvscope } from './kvscope-client.js';
 import { DEFAULTS } from './state.js';
 
 /**
  * @type {{state: any, kv: any, full: any, catalog: {models: any[], gpus: any[]}, last: any,
  *   whatIfOpen: boolean, embedAs: string, measured: {gpu: string, records: any[], elsewhere: number}|null, measuredFetching: string, engines?: any[], restoring: boolean, sweepsAllowed: boolean}}
- * kv: the first module (the sizing commands); full: the full module, once the page has solved
+ * kv: the module answering the sizing commands: the first one, or the full one once the page
+ * has read a config (useFullModule); full: the full module, once the page has solved
  * (solver.js); last: {plan, sweeps, sweepRequest, why} of the current state (sweeps null until a
  * section that shows them is near the viewport); embedAs: the view "Embed this" uses; restoring: a
  * permalink's state has not been answered yet (its refused fields fall back); sweepsAllowed: the
@@ -19,6 +21,38 @@ export const page = {
 };
 
 export const $ = (id) => document.getElementById(id);
+
+/** @type {Promise<import('./kvscope-client.js').KvscopeFull> | null} */
+let fullForConfigs = null;
+
+/** What an answer that needs the full module says while it loads (useFullModule). */
+export const WAITING_FOR_READER = "waiting for kvscope's config.json reader (its full module)";
+
+/**
+ * The full module as page.kv: the first module reads no config.json, so the first config, what-if
+ * or side file fetches the full one, which then answers every request (and the page is drawn
+ * again). Meanwhile the status line under the verdict says so; a failed load says why, and the
+ * next call tries again.
+ * @returns {Promise<import('./kvscope-client.js').KvscopeFull>}
+ */
+export function useFullModule() {
+  if (page.kv?.kind === 'full') return Promise.resolve(page.kv);
+  if (!fullForConfigs) {
+    const status = $('module-status');
+    status.hidden = false;
+    status.textContent = "Loading kvscope's config.json reader (its full module)…";
+    fullForConfigs = loadKvscope({ full: true }).then((kv) => {
+      status.hidden = true;
+      page.kv = kv;
+      update({ pushHash: false });
+      return kv;
+    }, (e) => {
+      status.textContent = `kvscope's config.json reader did not load: ${String(e?.message ?? e).split('\n')[0]}`;
+      throw e;
+    }).finally(() => { fullForConfigs = null; });
+  }
+  return fullForConfigs;
+}
 
 let updateHook = () => {};
 /** Recomputes and re-renders from the state (the controller's update, set by setUpdate). */

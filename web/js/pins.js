@@ -4,7 +4,7 @@ import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, MOST_PINS, parseHash, planRequest, scenarioHash } from './state.js';
 import { compareView } from './views/compare.js';
-import { $, page, update } from './page.js';
+import { $, WAITING_FOR_READER, page, update, useFullModule } from './page.js';
 
 function pinsFromState() {
   let hashes = [];
@@ -16,11 +16,16 @@ function pinsFromState() {
 // Pinned scenarios are fixed: they are recomputed only when the pins or the units change.
 export function renderPins() {
   const hashes = pinsFromState();
-  showChanged($('compare-panel'), [hashes, page.state.units], () => {
+  // The module's kind too: a pinned config's error is drawn again once the full module reads it.
+  showChanged($('compare-panel'), [hashes, page.state.units, page.kv.kind], () => {
     const pinned = hashes.map((hash) => {
       const { state: s, refused } = parseHash(hash);
       if (refused.length) return { hash, error: refused[0].message };
-      try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) { return { hash, error: e.message }; }
+      try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) {
+        if (e?.code !== 'needs_full_module') return { hash, error: e.message };
+        useFullModule().catch(() => {});  // a pinned config: drawn again once it reads it
+        return { hash, error: WAITING_FOR_READER };
+      }
     });
     return compareView(pinned, makeFormat(page.state.units), {
       onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kvscope/catalog.hpp"
 #include "kvscope/error.hpp"
 #include "kvscope/model_shape.hpp"
 
@@ -38,5 +39,9 @@ Result<SpeculativeDecoding> read_speculative_config(std::string_view json_text);
 
 // Parses config.json text. Never throws; errors name the field path ("text_config.head_dim").
 Result<ImportedModel> import_config(std::string_view json_text);
+
+// A catalogue entry's model: its config imported (src/preset_import.cpp), or, in the page's first
+// module, which links no importer, read from what the build imported (src/preset_bytes.cpp).
+Result<ImportedModel> import_preset(const ModelEntry& entry);
 
 }  // namespace kvscope

@@ -16,6 +16,8 @@ inline constexpr const char* kOutOfRange = "out_of_range";
 inline constexpr const char* kUnsupported = "unsupported";
 inline constexpr const char* kUnknownId = "unknown_id";
 inline constexpr const char* kInternalError = "internal_error";
+// A module built without the config.json reader (the page's first) was asked to read one.
+inline constexpr const char* kNeedsFullModule = "needs_full_module";
 
 struct Error {
   std::string code;     // one of the codes above
