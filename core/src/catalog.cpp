@@ -165,7 +165,6 @@ const std::vector<ModelEntry>& model_catalog() {
                             text_of(m, "source"),
                             count_of(m, "params_published"),
                             count_of(m, "active_params_published"),
-                            text_of(m, "params_source"),
                             cut_out && config < cut.configs.size()
                                 ? std::string(cut.configs[static_cast<size_t>(config)])
                                 : (m.contains("config") ? m["config"].dump() : "{}"),

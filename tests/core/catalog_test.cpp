@@ -40,6 +40,17 @@ TEST(Catalog, EachModelKeepsTheConfigOfItsEntryInTheDataFile) {
   }
 }
 
+// A published parameter total cites where it was published (for the data file's readers: the
+// program leaves the citation out, core/CMakeLists.txt).
+TEST(Catalog, EachPublishedParameterTotalCitesItsSource) {
+  const nlohmann::ordered_json file = nlohmann::ordered_json::parse(test::read_data("../../core/data/models.json"));
+  for (const nlohmann::ordered_json& entry : file["models"]) {
+    if (!entry.contains("params_published")) continue;
+    EXPECT_TRUE(entry.contains("params_source") && entry["params_source"].is_string() &&
+                !entry["params_source"].get<std::string>().empty()) << entry["id"];
+  }
+}
+
 TEST(Catalog, CoversTheFamiliesUsersAskFor) {
   for (const char* id : {"llama-2-7b",
                          "llama-3.1-8b",

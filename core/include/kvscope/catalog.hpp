@@ -20,7 +20,6 @@ struct ModelEntry {
   std::string source;  // where the config was read
   uint64_t params_published = 0;         // maker's published total, 0 when none is published
   uint64_t active_params_published = 0;  // MoE: published activated parameters
-  std::string params_source;
   std::string config_json;  // the config.json subset, fed to import_config
   std::string base_model;   // a quantized checkpoint's: the Hugging Face id it was made from
 };
