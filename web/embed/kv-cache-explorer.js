@@ -80,9 +80,10 @@ export class KvCacheExplorer extends HTMLElement {
     const read = this.readState();
     try {
       if (read.error) throw read.error;
-      let kv = await loadKvscope({ full: read.view === 'solve' });  // the solver: the full module
-      useEngines(kv.engines());
+      // The full module for the solver and a config (the first one reads none), fetched once.
       const configSrc = this.getAttribute('config-src');
+      let kv = await loadKvscope({ full: read.view === 'solve' || Boolean(configSrc) });
+      useEngines(kv.engines());
       if (configSrc) Object.assign(read.state, await this.fetchConfig(configSrc));
       if (generation !== this.generation) return;
       let result;
@@ -90,7 +91,7 @@ export class KvCacheExplorer extends HTMLElement {
         result = this.compute(kv, read);
       } catch (e) {
         if (e?.code !== 'needs_full_module') throw e;
-        kv = await loadKvscope({ full: true });  // a config or a what-if: the full module reads it
+        kv = await loadKvscope({ full: true });  // what-ifs (set): the full module reads them
         if (generation !== this.generation) return;
         result = this.compute(kv, read);
       }
