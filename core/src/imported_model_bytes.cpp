@@ -10,6 +10,8 @@
 namespace kvscope {
 namespace {
 
+// Each type's fields, one list for both directions: T is the type (const for the writer), and the
+// null pointer of the plain type picks the list.
 template <class A, class T> void fields(A& a, T& l, LayerSpec*) {
   a(l.attention, l.kv_heads, l.k_head_dim, l.v_head_dim, l.window_tokens, l.state, l.state_values,
     l.ssm_state_values, l.mixer_params, l.indexer_head_dim, l.k_eq_v, l.mlp);
@@ -85,9 +87,7 @@ class Writer {
   }
   template <class K, class V> void write(const std::pair<K, V>& p) { (*this)(p.first, p.second); }
   template <class T> void write(const T& value) {
-    if constexpr (std::is_enum_v<T>) {
-      varint(static_cast<uint64_t>(value));
-    } else if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
       varint(static_cast<uint64_t>(value));
     } else {
       fields(*this, value, static_cast<T*>(nullptr));
@@ -101,6 +101,16 @@ class Reader {
   explicit Reader(std::string_view in) : in_(in) {}
   template <class... T> void operator()(T&... values) { (read(values), ...); }
   bool ok() const { return ok_ && in_.empty(); }
+  // The `index`-th of strings written one after another (without a copy); empty past the last.
+  std::string_view string_at(size_t index) {
+    while (!in_.empty()) {
+      const size_t n = length();
+      if (!ok_) break;
+      if (index-- == 0) return in_.substr(0, n);
+      in_.remove_prefix(n);
+    }
+    return {};
+  }
 
  private:
   uint64_t varint() {
@@ -178,6 +188,16 @@ Result<ImportedModel> imported_model_from_bytes(std::string_view bytes) {
     return Result<ImportedModel>::failure(
         make_error(kInternalError, "model", "a preset's imported shape does not read back"));
   return Result<ImportedModel>::success(std::move(model));
+}
+
+void append_model_bytes(std::string& all, const ImportedModel& model) {
+  Writer w;
+  w(imported_model_bytes(model));
+  all += w.take();
+}
+
+std::string_view model_bytes_at(std::string_view all, size_t index) {
+  return Reader(all).string_at(index);
 }
 
 }  // namespace kvscope

@@ -1,6 +1,5 @@
 // The page's first module: presets read from the bytes its build imported (preset_data.hpp), and
 // the config.json reader's entry points answering that the full module reads configs.
-#include <cstdint>
 #include <string_view>
 
 #include "kvscope/config_import.hpp"
@@ -10,23 +9,6 @@
 
 namespace kvscope {
 namespace {
-
-// The bytes of the catalogue's `index`-th model; empty past the last.
-std::string_view preset_bytes(size_t index) {
-  std::string_view all(data::kPresetBytes, data::kPresetBytesSize);
-  for (;;) {
-    uint64_t length = 0;
-    for (int shift = 0; !all.empty(); shift += 7) {
-      const auto byte = static_cast<unsigned char>(all[0]);
-      all.remove_prefix(1);
-      length |= uint64_t{byte & 0x7fu} << shift;
-      if (!(byte & 0x80)) break;
-    }
-    if (length > all.size()) return {};
-    if (index-- == 0) return all.substr(0, static_cast<size_t>(length));
-    all.remove_prefix(static_cast<size_t>(length));
-  }
-}
 
 Error needs_full_module(const char* field, const char* what) {
   return make_error(kNeedsFullModule, field,
@@ -39,7 +21,9 @@ Error needs_full_module(const char* field, const char* what) {
 Result<ImportedModel> import_preset(const ModelEntry& entry) {
   const std::vector<ModelEntry>& catalog = model_catalog();
   for (size_t i = 0; i < catalog.size(); ++i)
-    if (catalog[i].id == entry.id) return imported_model_from_bytes(preset_bytes(i));
+    if (catalog[i].id == entry.id)
+      return imported_model_from_bytes(
+          model_bytes_at(std::string_view(data::kPresetBytes, data::kPresetBytesSize), i));
   return Result<ImportedModel>::failure(make_error(kInternalError, "model", "no preset " + entry.id));
 }
 

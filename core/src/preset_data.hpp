@@ -1,12 +1,12 @@
-// The presets as the page's first module carries them: each catalogue model's import, written by
-// imported_model_bytes when the module was built (wasm/preset_data.cpp generates the definitions).
+// The presets as the page's first module carries them: each catalogue model's import, as bytes
+// written when the module was built (wasm/write_preset_data.cpp generates the definitions).
 #pragma once
 
 #include <cstddef>
 
 namespace kvscope::data {
 
-// Each model's bytes in catalogue order, each preceded by its length as a LEB128 varint.
+// The models in catalogue order, as append_model_bytes writes them (imported_model_bytes.hpp).
 extern const char kPresetBytes[];
 extern const size_t kPresetBytesSize;
 

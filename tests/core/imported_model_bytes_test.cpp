@@ -65,6 +65,20 @@ TEST(ImportedModelBytes, EveryTestConfigReadsBackTheSame) {
   EXPECT_GT(read, 40);
 }
 
+TEST(ImportedModelBytes, ModelsOneAfterAnotherAreFoundByTheirPlace) {
+  std::string all;
+  std::vector<std::string> each;
+  for (size_t i = 0; i < 3; ++i) {
+    const Result<ImportedModel> imported = import_config(model_catalog()[i].config_json);
+    ASSERT_TRUE(imported.ok);
+    append_model_bytes(all, imported.value);
+    each.push_back(imported_model_bytes(imported.value));
+  }
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(model_bytes_at(all, i), each[i]) << i;
+  EXPECT_TRUE(model_bytes_at(all, 3).empty());
+  EXPECT_TRUE(model_bytes_at(all.substr(0, all.size() - 1), 2).empty()) << "a cut last model";
+}
+
 TEST(ImportedModelBytes, RefusesBytesItDidNotWrite) {
   const Result<ImportedModel> imported = import_config(model_catalog().front().config_json);
   ASSERT_TRUE(imported.ok);

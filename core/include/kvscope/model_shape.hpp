@@ -97,6 +97,8 @@ struct PositionLimits {
   uint64_t original_max_position_embeddings = 0;  // in the rope block, or at the top level
 };
 
+// A field added to these types goes into the lists of core/src/imported_model_bytes.cpp too: the
+// page's first module carries the presets' shapes as those bytes.
 struct ModelShape {
   ModelShape();  // out of line, as PlanReport()
   std::string model_type;  // config.json model_type of the language model
