@@ -1,6 +1,7 @@
 // The page's shared state and its error line: what the controller (app.js) and the modules beside
-// it (controls, config sources, levers, pins, sharing) read and change; and the loader of the views
-// the full module's answers need (solver.js, explain.js).
+// it (controls, config sources, levers, pins, sharing) read and change; the switch to the full
+// module for configs (useFullModule); and the loader of the views the full module's answers need
+// (solver.js, explain.js).
 import { loadKvscope } from './kvscope-client.js';
 import { DEFAULTS } from './state.js';
 
