@@ -8,7 +8,7 @@ import { solveRequest, stateOfOption } from './solve-request.js';
 import { loadSolver, solverNow } from './solver.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
-import { $, WAITING_FOR_READER, page, update, useFullModule } from './page.js';
+import { $, answerError, page, update } from './page.js';
 
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
@@ -51,9 +51,7 @@ function planned(lever) {
     return { ...lever, report: page.kv.plan(planRequest({ ...page.state, ...(lever.change ?? {}) }, lever.set ?? [])) };
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
-    if (e.code !== 'needs_full_module') return { ...lever, error: e.message };
-    useFullModule().catch(() => {});  // a what-if: drawn again once it reads them
-    return { ...lever, error: WAITING_FOR_READER };
+    return { ...lever, error: answerError(e) };
   }
 }
 

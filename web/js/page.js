@@ -26,8 +26,6 @@ export const $ = (id) => document.getElementById(id);
 /** @type {Promise<import('./kvscope-client.js').KvscopeFull> | null} */
 let fullForConfigs = null;
 
-/** What an answer that needs the full module says while it loads (useFullModule). */
-export const WAITING_FOR_READER = "waiting for kvscope's config.json reader (its full module)";
 
 /**
  * The full module as page.kv: the first module reads no config.json, so the first config, what-if
@@ -53,6 +51,17 @@ export function useFullModule() {
     }).finally(() => { fullForConfigs = null; });
   }
   return fullForConfigs;
+}
+
+/**
+ * A core error as a panel shows it; one that needs the full module (a config, a what-if) fetches
+ * it (useFullModule, which draws the page again) and says the answer waits for it meanwhile.
+ * @param {import('./kvscope-client.js').KvscopeError} e
+ */
+export function answerError(e) {
+  if (e.code !== 'needs_full_module') return e.message;
+  useFullModule().catch(() => {});  // the status line under the verdict says why
+  return "waiting for kvscope's config.json reader (its full module)";
 }
 
 let updateHook = () => {};

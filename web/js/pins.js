@@ -4,7 +4,7 @@ import { showChanged } from './dom.js';
 import { makeFormat } from './format.js';
 import { DEFAULTS, MOST_PINS, parseHash, planRequest, scenarioHash } from './state.js';
 import { compareView } from './views/compare.js';
-import { $, WAITING_FOR_READER, page, update, useFullModule } from './page.js';
+import { $, answerError, page, update } from './page.js';
 
 function pinsFromState() {
   let hashes = [];
@@ -21,11 +21,7 @@ export function renderPins() {
     const pinned = hashes.map((hash) => {
       const { state: s, refused } = parseHash(hash);
       if (refused.length) return { hash, error: refused[0].message };
-      try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) {
-        if (e?.code !== 'needs_full_module') return { hash, error: e.message };
-        useFullModule().catch(() => {});  // a pinned config: drawn again once it reads it
-        return { hash, error: WAITING_FOR_READER };
-      }
+      try { return { hash, report: page.kv.plan(planRequest(s)) }; } catch (e) { return { hash, error: answerError(e) }; }
     });
     return compareView(pinned, makeFormat(page.state.units), {
       onRemove: (i) => { setPins(hashes.filter((_, j) => j !== i)); },
