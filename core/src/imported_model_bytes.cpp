@@ -1,4 +1,4 @@
-// Integers as LEB128 varints (most fields are small counts), doubles as their 8 bytes, strings
+// Integers as LEB128 varints (most fields are small counts), doubles as varints too, strings
 // length first, lists as runs of equal items. Writer and reader walk the same `fields` lists, so
 // they cannot disagree.
 #include "kvscope/imported_model_bytes.hpp"
@@ -60,10 +60,12 @@ class Writer {
     varint(s.size());
     out_ += s;
   }
+  // A double's bits byte-reversed as a varint: sign and exponent first, so the zero low bytes of
+  // a round value's mantissa (1.0, 0.5, 1e6) cost nothing.
   void write(double d) {
-    char bytes[sizeof d];
-    std::memcpy(bytes, &d, sizeof d);
-    out_.append(bytes, sizeof d);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &d, sizeof d);
+    varint(__builtin_bswap64(bits));
   }
   void write(const PatternList& list) {
     varint(list.size());
@@ -138,9 +140,8 @@ class Reader {
     in_.remove_prefix(n);
   }
   void read(double& d) {
-    if (in_.size() < sizeof d) return static_cast<void>(fail());
-    std::memcpy(&d, in_.data(), sizeof d);
-    in_.remove_prefix(sizeof d);
+    const uint64_t bits = __builtin_bswap64(varint());
+    std::memcpy(&d, &bits, sizeof d);
   }
   void read(PatternList& list) {
     for (size_t n = length(); n > 0 && ok_; --n) {
