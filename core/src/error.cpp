@@ -10,6 +10,11 @@ Error make_error(std::string_view code, std::string_view field, std::string_view
   return Error{std::string(code), std::move(message), std::string(field)};
 }
 
+Error byte_count_overflow(std::string_view field, std::string_view what) {
+  return make_error(kOutOfRange, field,
+                    std::string(what) + " exceeds 2^64-1 bytes; use a smaller value");
+}
+
 std::string quote_user_text(std::string_view text) {
   constexpr size_t kMaxShown = 40;
   static const char kHex[] = "0123456789abcdef";

@@ -1,6 +1,6 @@
-// KV byte arithmetic. Block accounting follows vLLM's paged layout (vllm/v1/kv_cache_interface.py:
-// a window that does not start on a block boundary spans one extra block) and prefix caching
-// (only whole blocks of a common prefix are shared).
+// KV byte arithmetic per token: a layer's bytes in a dtype, its recurrent state, the tokens it
+// attends to, and a model's layout (its layers grouped, each group's bytes per token); a
+// workload's bytes from the layout are kv_estimate.cpp's.
 #include "kvscope/kv_arithmetic.hpp"
 
 #include <algorithm>
@@ -16,11 +16,6 @@ Result<uint64_t> head_rows_bytes(const Dtype& kv, uint64_t heads, uint64_t dim) 
   if (dim == 0) return Result<uint64_t>::success(0);
   if (kv.row_scale_bits == 0) return row_bytes(kv, heads * dim, 1, "kv_dtype");
   return row_bytes(kv, dim, heads, "kv_dtype");
-}
-
-Result<uint64_t> overflow(const char* field, const char* what) {
-  return Result<uint64_t>::failure(make_error(
-      kOutOfRange, field, std::string(what) + " exceeds 2^64-1 bytes; use a smaller value"));
 }
 
 }  // namespace
@@ -94,7 +89,8 @@ Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& stat
   const Result<uint64_t> temporal = row_bytes(ssm, temporal_values, 1, "ssm_state_dtype");
   if (!temporal.ok) return temporal;
   const CheckedU64 total = CheckedU64(conv.value) + temporal.value;
-  if (total.overflowed()) return overflow("state_dtype", "recurrent state");
+  if (total.overflowed())
+    return Result<uint64_t>::failure(byte_count_overflow("state_dtype", "recurrent state"));
   return Result<uint64_t>::success(total.value());
 }
 
@@ -130,116 +126,16 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
     g.kv_bytes_per_token_per_layer = per_layer.value;
     const CheckedU64 group_per_token = CheckedU64(per_layer.value) * layers;
     if (group_per_token.overflowed())
-      return R::failure(overflow("kv_dtype", "KV bytes per token").error);
+      return R::failure(byte_count_overflow("kv_dtype", "KV bytes per token"));
     g.kv_bytes_per_token = group_per_token.value();
     const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
     if (state_bytes.overflowed())
-      return R::failure(overflow("state_dtype", "recurrent state").error);
+      return R::failure(byte_count_overflow("state_dtype", "recurrent state"));
     g.state_bytes_per_sequence = state_bytes.value();
     g.group = std::move(group);
     out.groups.push_back(std::move(g));
   }
   return R::success(std::move(out));
-}
-
-Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
-  using R = Result<KvEstimate>;
-  if (w.context_tokens == 0)
-    return R::failure(make_error(kInvalidValue, "context_tokens", "must be at least 1 token"));
-  if (w.batch == 0)
-    return R::failure(make_error(kInvalidValue, "batch", "must be at least 1 sequence"));
-  if (w.shared_prefix_tokens > w.context_tokens) {
-    return R::failure(make_error(kInvalidValue, "shared_prefix_tokens",
-                                 std::to_string(w.shared_prefix_tokens) +
-                                     " tokens exceeds the context of " +
-                                     std::to_string(w.context_tokens)));
-  }
-  const uint64_t block = w.block_size_tokens == 0 ? 1 : w.block_size_tokens;
-  const uint64_t prefix_blocks = w.shared_prefix_tokens / block;  // only whole blocks are shared
-
-  KvEstimate out;
-  if (with_groups) out.groups.reserve(layout.groups.size());
-  CheckedU64 per_token, per_sequence, total, state_total, shared_total;
-  for (const GroupKv& layer_group : layout.groups) {
-    GroupKv g;  // the per-token figures; the group itself is copied only when asked for
-    g.kv_bytes_per_token_per_layer = layer_group.kv_bytes_per_token_per_layer;
-    g.kv_bytes_per_token = layer_group.kv_bytes_per_token;
-    g.state_bytes_per_sequence = layer_group.state_bytes_per_sequence;
-    const LayerSpec& spec = layer_group.group.spec;
-    const uint64_t layers = layer_group.group.layer_indices.size();
-    const CheckedU64 state_bytes = g.state_bytes_per_sequence;
-
-    if (spec.keeps_tokens()) {
-      out.kv_layers += layers;
-      per_token += g.kv_bytes_per_token;
-      const uint64_t L = w.context_tokens;
-      g.kept_tokens_per_sequence = spec.windowed() ? std::min(L, spec.window_tokens) : L;
-      const uint64_t first_block = (L - g.kept_tokens_per_sequence) / block;
-      const uint64_t end_block = ceil_div(L, block);
-      // A window of W tokens spans at most ceil((W-1)/block) + 1 blocks when it does not start on
-      // a block boundary; count that peak so bytes never shrink as the context grows
-      // (vLLM SlidingWindowSpec.max_memory_usage_bytes reserves the same).
-      const uint64_t blocks = spec.windowed()
-                                  ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1)
-                                  : end_block;
-      const uint64_t shared_blocks =
-          prefix_blocks > first_block ? std::min(end_block, prefix_blocks) - first_block : 0;
-      g.allocated_tokens_per_sequence = blocks * block;
-
-      const CheckedU64 seq = CheckedU64(g.kv_bytes_per_token) * g.kept_tokens_per_sequence;
-      if (seq.overflowed())
-        return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
-      const CheckedU64 block_bytes = CheckedU64(g.kv_bytes_per_token) * block;
-      if (block_bytes.overflowed())
-        return R::failure(overflow("block_size_tokens", "KV bytes of one block").error);
-      const CheckedU64 shared = block_bytes * shared_blocks;
-      const CheckedU64 group_total = shared + block_bytes * (blocks - shared_blocks) * w.batch;
-      if (shared.overflowed() || group_total.overflowed()) {
-        return R::failure(overflow("batch", "KV bytes of the batch").error);
-      }
-      g.kv_bytes_per_sequence = seq.value();
-      g.kv_bytes_total = group_total.value();
-      g.shared_prefix_bytes = shared.value();
-    }
-    const CheckedU64 group_state_total = state_bytes * w.batch;
-    const CheckedU64 seq_with_state =
-        CheckedU64(g.kv_bytes_per_sequence) + g.state_bytes_per_sequence;
-    const CheckedU64 total_with_state = CheckedU64(g.kv_bytes_total) + group_state_total;
-    if (seq_with_state.overflowed())
-      return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
-    if (total_with_state.overflowed())
-      return R::failure(overflow("batch", "KV bytes of the batch").error);
-    g.kv_bytes_per_sequence = seq_with_state.value();
-    g.kv_bytes_total = total_with_state.value();
-
-    per_sequence += g.kv_bytes_per_sequence;
-    total += g.kv_bytes_total;
-    state_total += g.state_bytes_per_sequence;
-    shared_total += g.shared_prefix_bytes;
-    if (with_groups) {
-      g.group = layer_group.group;
-      out.groups.push_back(std::move(g));
-    }
-  }
-  if (per_sequence.overflowed())
-    return R::failure(overflow("context_tokens", "KV bytes of one sequence").error);
-  if (total.overflowed() || per_token.overflowed() || state_total.overflowed() ||
-      shared_total.overflowed()) {
-    return R::failure(overflow("batch", "KV bytes of the batch").error);
-  }
-  out.kv_bytes_per_token = per_token.value();
-  out.kv_bytes_per_sequence = per_sequence.value();
-  out.kv_bytes_total = total.value();
-  out.state_bytes_per_sequence = state_total.value();
-  out.shared_prefix_bytes = shared_total.value();
-  return R::success(std::move(out));
-}
-
-Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
-                               const KvWorkload& w) {
-  const Result<KvLayout> layout = kv_layout(shape, kv, state);
-  if (!layout.ok) return Result<KvEstimate>::failure(layout.error);
-  return estimate_kv(layout.value, w, true);
 }
 
 Result<ProjectionCount> kv_projection_count(uint64_t prompt_tokens, uint64_t output_tokens) {

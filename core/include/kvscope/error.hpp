@@ -28,6 +28,10 @@ struct Error {
 // Builds an Error whose message is "<field>: <detail>" (out of line: hundreds of call sites).
 Error make_error(std::string_view code, std::string_view field, std::string_view detail);
 
+// "<field>: <what> exceeds 2^64-1 bytes; use a smaller value", the out_of_range error of a byte
+// count.
+Error byte_count_overflow(std::string_view field, std::string_view what);
+
 // Quotes untrusted text for a message: at most 40 characters, control characters and quotes
 // escaped, so a hostile value cannot break the one-line error or inject markup.
 std::string quote_user_text(std::string_view text);
