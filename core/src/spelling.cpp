@@ -42,10 +42,17 @@ std::string closest_names(const std::vector<std::string>& names,
       for (const std::string& s : spellings[i]) consider(s);
     if (rank != SIZE_MAX) close.emplace_back(rank, &names[i]);
   }
-  std::stable_sort(close.begin(), close.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The `most` nearest, in rank order and catalogue order among equals: picked one at a time
+  // (most is 3), which the module links in much less code than a stable sort.
   std::string out;
-  for (size_t i = 0; i < close.size() && i < most; ++i) out += (i == 0 ? "" : ", ") + *close[i].second;
+  for (size_t shown = 0; shown < most; ++shown) {
+    auto best = close.end();
+    for (auto it = close.begin(); it != close.end(); ++it)
+      if (it->second != nullptr && (best == close.end() || it->first < best->first)) best = it;
+    if (best == close.end()) break;
+    out += (shown == 0 ? "" : ", ") + *best->second;
+    best->second = nullptr;
+  }
   return out;
 }
 
