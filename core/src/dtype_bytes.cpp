@@ -1,8 +1,9 @@
 // A dtype's byte arithmetic: rows and streams of values in whole blocks (the table is dtype.cpp).
 // Apart from the table: these run for every layer of every plan, the table once per answer, so
 // the WebAssembly build compiles this file for speed and that one for size (core/CMakeLists.txt).
-#include "kvscope/checked_math.hpp"
 #include "kvscope/dtype.hpp"
+
+#include "kvscope/checked_math.hpp"
 
 namespace kvscope {
 

@@ -3,10 +3,11 @@
 // vLLM's paged layout (vllm/v1/kv_cache_interface.py: a window that does not start on a block
 // boundary spans one extra block) and prefix caching (only whole blocks of a common prefix are
 // shared). A sweep runs this for every point, so the WebAssembly build compiles it for speed.
+#include "kvscope/kv_arithmetic.hpp"
+
 #include <algorithm>
 
 #include "kvscope/checked_math.hpp"
-#include "kvscope/kv_arithmetic.hpp"
 
 namespace kvscope {
 
