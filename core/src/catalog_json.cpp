@@ -85,6 +85,7 @@ std::string engine_catalog_to_json() {
     w.field_or_null("options_key", !e.options_key.empty(), e.options_key);
     w.field("workload", e.workload);
     w.field("knobs", e.knobs);
+    w.field("calibration", e.calibration);
     w.key("levers").begin_array();
     for (const EngineLever& l : e.levers) {
       w.begin_object();

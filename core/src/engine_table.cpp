@@ -89,6 +89,7 @@ const std::vector<EngineProfile> kEngines = [] {
       "the KV pool vLLM sizes from gpu_memory_utilization less the weights, activation peak and "
       "non-torch memory; concurrency counts requests of max_model_len tokens";
   vllm.info.knobs = {"vllm.gpu_memory_utilization", "block_size_tokens"};
+  vllm.info.calibration = {"vllm.activation_bytes", "vllm.non_torch_bytes"};
   vllm.info.levers = {
       {"vllm.gpu_memory_utilization", "gpu_memory_utilization 0.95", "utilization 0.95", 0.95}};
   vllm.plan_gpu = engines::plan_vllm;

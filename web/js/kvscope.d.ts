@@ -648,6 +648,8 @@ export interface EngineInfo {
   workload: string;
   /** Request keys of the knobs it reads ("vllm.gpu_memory_utilization", "block_size_tokens"). */
   knobs: string[];
+  /** Request keys of what its start-up log says it measured ("vllm.activation_bytes"), which explain's calibration sets. */
+  calibration: string[];
   /** What-ifs: set `key` to `value`, or add `step` (from `from` when the knob is 0). */
   levers: Array<{ key: string; label: string; short_label: string; value?: number; step?: number; from?: number }>;
   /** plan reports a launch_command for it. */

@@ -4,7 +4,7 @@
 import { KvscopeError } from './kvscope-client.js';
 
 /**
- * The page's field for each engine knob the core lists (kvscope.engines/1 knobs are request
+ * The page's field for each engine knob and calibration key the core lists (kvscope.engines/1 knobs and calibration are request
  * keys), and the knob's value in a request.
  * @type {Record<string, {field: string, value: (s: Record<string, any>) => number | null}>}
  */
@@ -16,6 +16,9 @@ export const KNOBS = {
   'tensorrt_llm.free_gpu_memory_fraction': { field: 'free_gpu_memory_fraction', value: (s) => s.free_gpu_memory_fraction },
   'llama_cpp.parallel': { field: 'parallel', value: (s) => s.parallel },
   overhead_bytes: { field: 'overhead_gb', value: (s) => (s.overhead_gb > 0 ? Math.round(s.overhead_gb * 1e9) : null) },
+  // What the engine measured, from an explained start-up log (kvscope.engines/1 calibration).
+  'vllm.activation_bytes': { field: 'activation_bytes', value: (s) => s.activation_bytes || null },
+  'vllm.non_torch_bytes': { field: 'non_torch_bytes', value: (s) => s.non_torch_bytes || null },
 };
 
 /** @type {Record<string, import('./kvscope').EngineInfo>|null} the core's engine table, by id */
@@ -235,14 +238,15 @@ export function planRequest(s, set = []) {
     output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
     set: Object.keys(overrides).length ? overrides : null,
   };
-  // The knobs the engine reads, each at its request key ("vllm.gpu_memory_utilization").
-  for (const key of engineInfo(s.engine)?.knobs ?? []) {
+  // The knobs the engine reads and what its log said it measured, each at its request key
+  // ("vllm.gpu_memory_utilization"); a measurement only where the state has one.
+  const info = engineInfo(s.engine);
+  for (const key of [...(info?.knobs ?? []), ...(info?.calibration ?? [])]) {
+    const value = KNOBS[key]?.value(s) ?? null;
+    if (value === null && info?.calibration.includes(key)) continue;
     const [group, name] = key.includes('.') ? key.split('.') : [null, key];
     const at = group ? (request[group] ??= {}) : request;
-    at[name] = KNOBS[key]?.value(s) ?? null;
-  }
-  if (s.engine === 'vllm' && (s.activation_bytes > 0 || s.non_torch_bytes > 0)) {
-    request.vllm = { ...request.vllm, activation_bytes: s.activation_bytes || null, non_torch_bytes: s.non_torch_bytes || null };
+    at[name] = value;
   }
   return request;
 }

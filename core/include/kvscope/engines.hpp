@@ -37,6 +37,7 @@ struct EngineInfo {
   std::string_view options_key;         // the request key of its options ("vllm"); empty for none
   std::string_view workload;            // what its capacity counts, one sentence
   std::vector<std::string_view> knobs;  // request keys the page shows for it
+  std::vector<std::string_view> calibration;  // request keys its start-up log gives (explain)
   std::vector<EngineLever> levers;
   bool launches = false;  // plan reports a launch command for it
   // What `solve` may choose for it: KV dtypes ("auto" = the model's), the formats it quantizes
