@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 #include "engine_table.hpp"
 #include "explain_figures.hpp"
@@ -82,6 +84,16 @@ namespace {
 using R = Result<ExplainReport>;
 using namespace explaining;
 
+// Each engine's log read its own way: vLLM prints blocks and tokens, SGLang and TensorRT-LLM a
+// pool of tokens and its bytes, llama.cpp its buffers (ids as engine_table.cpp's, which
+// log_reading.cpp gives the engine that wrote a log).
+using EngineExplainer = void (*)(const LogReading&, PlanInput&, ExplainReport&, Explainer&);
+const std::pair<std::string_view, EngineExplainer> kEngineExplainers[] = {
+    {"vllm", explain_vllm},
+    {"sglang", explain_sglang},
+    {"tensorrt-llm", explain_tensorrt_llm},
+    {"llama.cpp", explain_llamacpp}};
+
 // The catalogue entry a log's model name stands for, or an error asking for it.
 Result<std::string> catalogue_model(const std::string& printed) {
   using RS = Result<std::string>;
@@ -122,13 +134,8 @@ Result<ExplainReport> explain(std::string_view text, const PlanInput& base) {
     in.model.model_id = id.value;
   }
   Explainer x(r);
-  if (log.engine == "vllm") {
-    explain_vllm(log, in, r, x);
-  } else if (log.engine == "llama.cpp") {
-    explain_llamacpp(log, in, r, x);
-  } else {
-    explain_pool(log, in, r, x);
-  }
+  for (const auto& [engine_id, explain_engine] : kEngineExplainers)
+    if (engine_id == log.engine) explain_engine(log, in, r, x);
   // Without a card or a budget there is nothing to plan; the model still names itself.
   const bool sized = !in.gpu_id.empty() || in.gpu_memory_bytes != 0 || in.kv_memory_bytes != 0;
   PlanInput probe = in;

@@ -97,9 +97,11 @@ void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Ex
   r.calibrated = true;
 }
 
-// SGLang and TensorRT-LLM: the pool they allocated in tokens and bytes, reproduced per token.
-void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
-  const bool sglang = log.engine == "sglang";
+namespace {
+
+// What SGLang's and TensorRT-LLM's logs say of the deployment: the engine, tensor parallel, the
+// KV dtype and SGLang's context length.
+void read_pool_arguments(const LogReading& log, PlanInput& in, ExplainReport& r) {
   in.engine = log.engine;
   uint64_t n = 0;
   if (count_of(log.argument("tp_size"), n) && n > 0 && n <= 65536)
@@ -108,13 +110,14 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     in.model.kv_dtype = *kv;
   if (const PrintedFigure* c = log.figure("sglang_context_len")) in.max_model_len = static_cast<uint64_t>(c->value);
   r.arguments = {{"tensor_parallel", std::to_string(in.tensor_parallel)}, {"kv_cache_dtype", in.model.kv_dtype}};
-  const auto tokens_in = [&in](uint64_t bytes) -> Result<double> {
-    const Result<PlanReport> p = plan_at_kv_budget(in, bytes, in.max_model_len == 0 ? 1024 : 0);
-    if (!p.ok) return Result<double>::failure(p.error);
-    return Result<double>::success(static_cast<double>(p.value.kv_pool_tokens));
-  };
-  // SGLang prints the K and V buffers themselves (after any recurrent-state pool): their tokens
-  // are the bytes over one token's cell on this GPU, whatever else the budget held.
+}
+
+}  // namespace
+
+// SGLang: the K and V buffers it allocated (after any recurrent-state pool) and the tokens they
+// hold, reproduced from one token's cell on this GPU, whatever else the budget held.
+void explain_sglang(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
+  read_pool_arguments(log, in, r);
   Result<double> cell = Result<double>::failure({});  // one token's bytes, planned on first use
   bool cell_planned = false;
   const auto tokens_of_buffers = [&](uint64_t bytes) -> Result<double> {
@@ -130,29 +133,36 @@ void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
     if (!cell.ok) return cell;
     return Result<double>::success(std::floor(static_cast<double>(bytes) / cell.value));
   };
-  if (sglang) {
-    const PrintedFigure* tokens = log.figure("sglang_tokens");
-    if (tokens == nullptr) tokens = log.figure("max_total_num_tokens");
-    const PrintedFigure* k = log.figure("sglang_k_size_gb");
-    const PrintedFigure* v = log.figure("sglang_v_size_gb");
-    if (const PrintedFigure* kv = log.figure("sglang_kv_size_gb"); tokens != nullptr && kv != nullptr) {
-      x.from_budget(*tokens, "tokens the KV buffer holds (#tokens)", "tokens", *kv, kGiB,
-                    tokens_of_buffers, "SGLang's cell for this model differs from kvscope's");
-    } else if (tokens != nullptr && k != nullptr && v != nullptr) {
-      PrintedFigure both = *k;
-      both.value = k->value + v->value;
-      both.text = as_printed(both.value, k->text);
-      x.from_budget(*tokens, "tokens the K and V buffers hold (#tokens)", "tokens", both, kGiB,
-                    tokens_of_buffers, "SGLang's cell for this model differs from kvscope's",
-                    0.5 * (power_of_ten(-decimals_of(k->text)) + power_of_ten(-decimals_of(v->text))));
-    }
-  } else {
-    const PrintedFigure* bytes = log.figure("trt_allocated_gib");
-    const PrintedFigure* tokens = log.figure("trt_max_tokens");
-    if (bytes != nullptr && tokens != nullptr)
-      x.from_budget(*tokens, "max tokens in the paged KV cache", "tokens", *bytes, kGiB, tokens_in,
-                    "TensorRT-LLM's block for this model differs from kvscope's");
+  const PrintedFigure* tokens = log.figure("sglang_tokens");
+  if (tokens == nullptr) tokens = log.figure("max_total_num_tokens");
+  const PrintedFigure* k = log.figure("sglang_k_size_gb");
+  const PrintedFigure* v = log.figure("sglang_v_size_gb");
+  if (const PrintedFigure* kv = log.figure("sglang_kv_size_gb"); tokens != nullptr && kv != nullptr) {
+    x.from_budget(*tokens, "tokens the KV buffer holds (#tokens)", "tokens", *kv, kGiB,
+                  tokens_of_buffers, "SGLang's cell for this model differs from kvscope's");
+  } else if (tokens != nullptr && k != nullptr && v != nullptr) {
+    PrintedFigure both = *k;
+    both.value = k->value + v->value;
+    both.text = as_printed(both.value, k->text);
+    x.from_budget(*tokens, "tokens the K and V buffers hold (#tokens)", "tokens", both, kGiB,
+                  tokens_of_buffers, "SGLang's cell for this model differs from kvscope's",
+                  0.5 * (power_of_ten(-decimals_of(k->text)) + power_of_ten(-decimals_of(v->text))));
   }
+}
+
+// TensorRT-LLM: the bytes it allocated for the paged cache and the tokens they hold.
+void explain_tensorrt_llm(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
+  read_pool_arguments(log, in, r);
+  const auto tokens_in = [&in](uint64_t bytes) -> Result<double> {
+    const Result<PlanReport> p = plan_at_kv_budget(in, bytes, in.max_model_len == 0 ? 1024 : 0);
+    if (!p.ok) return Result<double>::failure(p.error);
+    return Result<double>::success(static_cast<double>(p.value.kv_pool_tokens));
+  };
+  const PrintedFigure* bytes = log.figure("trt_allocated_gib");
+  const PrintedFigure* tokens = log.figure("trt_max_tokens");
+  if (bytes != nullptr && tokens != nullptr)
+    x.from_budget(*tokens, "max tokens in the paged KV cache", "tokens", *bytes, kGiB, tokens_in,
+                  "TensorRT-LLM's block for this model differs from kvscope's");
 }
 
 }  // namespace kvscope::explaining

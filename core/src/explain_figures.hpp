@@ -102,7 +102,8 @@ class Explainer {
 
 // Each engine's figures: the deployment its lines describe goes into `in`, each figure into `r`.
 void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
+void explain_sglang(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
+void explain_tensorrt_llm(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
 void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
-void explain_pool(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
 
 }  // namespace kvscope::explaining
