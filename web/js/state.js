@@ -4,8 +4,8 @@
 import { KvscopeError } from './kvscope-client.js';
 
 /**
- * The page's field for each engine knob and calibration key the core lists (kvscope.engines/1 knobs and calibration are request
- * keys), and the knob's value in a request.
+ * The page's field for each engine knob and calibration key the core lists (kvscope.engines/1
+ * knobs and calibration are request keys), and its value in a request.
  * @type {Record<string, {field: string, value: (s: Record<string, any>) => number | null}>}
  */
 export const KNOBS = {
