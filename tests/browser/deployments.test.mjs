@@ -6,7 +6,7 @@ import path from 'node:path';
 import { siteDir } from '../paths.mjs';
 import { serve, launch, open, screenshot, cliPlan, showSweeps, value } from './support.mjs';
 
-const { DEFAULTS, toHash } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS, toHash, planRequest } = await import(path.join(siteDir, 'js/state.js'));
 
 let server;
 let browser;
@@ -178,4 +178,17 @@ test('What kvscope estimates is shown as a range, and a start that turns on it s
   assert.equal(await page.isVisible('#verdict-close-call'), false);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+// What an explained log measured goes into the request at the keys the engine table lists for it
+// (kvscope.engines/1 calibration), and to no other engine.
+test('a start-up log\'s measurements go to the engine that reads them', () => {
+  const measured = { ...DEFAULTS, activation_bytes: 2e9, non_torch_bytes: 0 };
+  assert.deepEqual(planRequest(measured).vllm, { gpu_memory_utilization: 0.9, activation_bytes: 2e9 });
+  const plan = cliPlan(measured);
+  const estimated = cliPlan(DEFAULTS);
+  assert.equal(plan.budget.activation_bytes, 2e9);
+  assert.equal(estimated.kv_pool_bytes - plan.kv_pool_bytes, 2e9 - estimated.budget.activation_bytes);
+  assert.equal(planRequest({ ...measured, engine: 'sglang' }).vllm, undefined);
+  assert.equal(planRequest(DEFAULTS).vllm.activation_bytes, undefined);
 });
