@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "kvscope/decimal_text.hpp"
+#include "kvscope/base/decimal_text.hpp"
 
 extern "C" double __wrap_strtod(const char* text, char** end) {
   double value = 0;

@@ -1,12 +1,13 @@
-// The commands the full module (kvscope_full_module) adds to bindings.cpp's: the solver and the
-// start-up log reader, loaded by the page only when it solves or reads a log.
-#include <emscripten/bind.h>
+// Embind face of the full module (kvscope_full_module): every command answered by the whole core's
+// answer(), the sizing commands as in the first module (with a what-if's check that it changes
+// something, which needs the config reader) plus the solver and the start-up log reader, loaded by
+// the page when it first reads a config, solves or reads a log.
+#include "bindings.hpp"
 
-#include "command_result.hpp"
-
-EMSCRIPTEN_BINDINGS(kvscope_full) {
+EMSCRIPTEN_BINDINGS(kvscope) {
   using kvscope::Command;
   using kvscope_wasm::run;
-  emscripten::function("solve", &run<Command::kSolve, kvscope::answer_solve>);
-  emscripten::function("explain", &run<Command::kExplain, kvscope::answer_explain>);
+  kvscope_wasm::bind_sizing_commands<kvscope::answer>();
+  emscripten::function("solve", &run<Command::kSolve, kvscope::answer>);
+  emscripten::function("explain", &run<Command::kExplain, kvscope::answer>);
 }

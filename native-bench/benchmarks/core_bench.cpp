@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/config_import.hpp"
-#include "kvscope/estimate.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/request.hpp"
-#include "kvscope/sweeps.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/model/config_import.hpp"
+#include "kvscope/kv/estimate.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/request.hpp"
+#include "kvscope/plan/sweeps.hpp"
 
 namespace kvscope {
 namespace {

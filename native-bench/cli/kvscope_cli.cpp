@@ -7,8 +7,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "kvscope/report_json.hpp"
-#include "kvscope/request.hpp"
+#include "kvscope/request/report_json.hpp"
+#include "kvscope/request/request.hpp"
 #include "text_report.hpp"
 
 namespace kvscope::cli {

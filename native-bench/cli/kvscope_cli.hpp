@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kvscope/command_line.hpp"
+#include "kvscope/request/command_line.hpp"
 
 namespace kvscope::cli {
 

@@ -2,7 +2,7 @@
 // the log describes as a command.
 #include <string>
 
-#include "kvscope/command_line.hpp"
+#include "kvscope/request/command_line.hpp"
 #include "text_report.hpp"
 
 namespace kvscope::cli {

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <string>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/dtype.hpp"
-#include "kvscope/engines.hpp"
-#include "kvscope/units.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/engines/engine_catalog.hpp"
+#include "kvscope/base/units.hpp"
 
 namespace kvscope::cli {
 namespace {

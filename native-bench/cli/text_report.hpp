@@ -5,11 +5,11 @@
 #include <ostream>
 #include <string>
 
-#include "kvscope/estimate.hpp"
-#include "kvscope/explain.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/solve.hpp"
-#include "kvscope/sweeps.hpp"
+#include "kvscope/kv/estimate.hpp"
+#include "kvscope/explain/explain.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/solve/solve.hpp"
+#include "kvscope/plan/sweeps.hpp"
 
 namespace kvscope::cli {
 

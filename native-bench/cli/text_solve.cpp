@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kvscope/units.hpp"
+#include "kvscope/base/units.hpp"
 #include "text_report.hpp"
 
 namespace kvscope::cli {

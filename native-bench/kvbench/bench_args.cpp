@@ -5,8 +5,8 @@
 #include <map>
 #include <thread>
 
-#include "kvscope/command_line.hpp"
-#include "kvscope/error.hpp"
+#include "kvscope/request/command_line.hpp"
+#include "kvscope/base/error.hpp"
 
 namespace kvbench {
 

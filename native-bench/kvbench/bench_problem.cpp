@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
-#include "kvscope/kv_arithmetic.hpp"
-#include "kvscope/workload.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/kv/workload.hpp"
 #include "kvscope_cli.hpp"
 
 namespace kvbench {

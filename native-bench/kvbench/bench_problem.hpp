@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench_args.hpp"
-#include "kvscope/estimate.hpp"
+#include "kvscope/kv/estimate.hpp"
 #include "paged_kv.hpp"
 
 namespace kvbench {

@@ -5,7 +5,7 @@
 #include <ctime>
 
 #include "kvbench_commit.hpp"  // KVSCOPE_GIT_COMMIT, written at build time
-#include "kvscope/report_json.hpp"
+#include "kvscope/request/report_json.hpp"
 
 namespace kvbench {
 namespace {

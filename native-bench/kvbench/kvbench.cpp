@@ -18,8 +18,8 @@
 #include "bench_record.hpp"
 #include "bench_timing.hpp"
 #include "decode_attention.hpp"
-#include "kvscope/catalog.hpp"
-#include "kvscope/error.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/base/error.hpp"
 
 #ifdef KVBENCH_WITH_CUDA
 #include "decode_attention_cuda.hpp"

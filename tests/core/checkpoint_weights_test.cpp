@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "kvscope/weights.hpp"
+#include "kvscope/model/weights.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

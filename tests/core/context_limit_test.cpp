@@ -1,6 +1,6 @@
 // Context limits as engines derive them from real config.json files, and the deployments the
 // issue names: what vLLM refuses, what it starts, and with which text.
-#include "kvscope/context_limit.hpp"
+#include "kvscope/engines/context_limit.hpp"
 
 #include <gtest/gtest.h>
 

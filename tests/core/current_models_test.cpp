@@ -3,9 +3,9 @@
 // V head sizes, linear-attention hybrids with fp32 SSM state, attention-free Mamba.
 #include <gtest/gtest.h>
 
-#include "kvscope/context_limit.hpp"
-#include "kvscope/kv_arithmetic.hpp"
-#include "kvscope/report_json.hpp"
+#include "kvscope/engines/context_limit.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -1,6 +1,6 @@
 // The core's decimal reader against glibc's strtod, which rounds correctly: the same double, bit
 // for bit, and the same characters read, on chosen edges, random decimals and exact halfway points.
-#include "kvscope/decimal_text.hpp"
+#include "kvscope/base/decimal_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // The calibrated decode estimate: the nearest published decode-attention measurement of the GPU's
 // class, its efficiency computed from what it achieved over the datasheet, applied to the KV read.
-#include "kvscope/decode_calibration.hpp"
+#include "kvscope/kv/decode_calibration.hpp"
 
 #include <gtest/gtest.h>
 
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
 
 namespace kvscope {
 namespace {

@@ -1,7 +1,7 @@
 // Dtype spellings and exact storage costs, scales included.
 #include <gtest/gtest.h>
 
-#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

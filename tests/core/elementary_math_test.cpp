@@ -1,5 +1,5 @@
 // The core's own e^x, ln x and powers against the C library's, and at their edges.
-#include "kvscope/elementary_math.hpp"
+#include "kvscope/base/elementary_math.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "kvscope/command_line.hpp"
-#include "kvscope/dtype.hpp"
-#include "kvscope/engines.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/request.hpp"
+#include "kvscope/request/command_line.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/engines/engine_catalog.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/request.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -3,8 +3,8 @@
 // in tests/data/logs and VALIDATION.md).
 #include <gtest/gtest.h>
 
-#include "kvscope/engines.hpp"
-#include "kvscope/plan.hpp"
+#include "kvscope/engines/engine_catalog.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -2,7 +2,7 @@
 // (shared/docs/engine-formulas.md §2-4).
 #include <gtest/gtest.h>
 
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -1,14 +1,14 @@
 // `kvscope explain`: start-up logs read (log_reading.cpp) and their figures reproduced
 // (explain.cpp). The logs are the committed verbatim excerpts in tests/data/logs/.
-#include "kvscope/explain.hpp"
+#include "kvscope/explain/explain.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kvscope/log_reading.hpp"
-#include "kvscope/report_json.hpp"
+#include "kvscope/explain/log_reading.hpp"
+#include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

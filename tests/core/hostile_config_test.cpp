@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -1,5 +1,5 @@
 // KV arithmetic: windows, chunks, MLA, recurrent state, paging, shared prefixes, overflow.
-#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "kvscope/dtype.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/request.hpp"
-#include "kvscope/solve.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/request.hpp"
+#include "kvscope/solve/solve.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "../support/report_numbers.hpp"
-#include "kvscope/estimate.hpp"
-#include "kvscope/kv_arithmetic.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/report_json.hpp"
-#include "kvscope/roofline.hpp"
+#include "kvscope/kv/estimate.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/report_json.hpp"
+#include "kvscope/kv/roofline.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

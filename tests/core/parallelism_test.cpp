@@ -1,9 +1,9 @@
 // Tensor / pipeline / data parallelism: vLLM's sharding rules and per-GPU versus total figures.
-#include "kvscope/parallelism.hpp"
+#include "kvscope/model/parallelism.hpp"
 
 #include <gtest/gtest.h>
 
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

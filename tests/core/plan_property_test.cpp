@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/plan.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

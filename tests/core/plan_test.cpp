@@ -1,6 +1,7 @@
 // Engine budgets and capacity: the seed articles' concurrency and start-up numbers from shapes,
 // and vLLM's printed figures from public logs (engine-formulas.md §1.4-1.7) reproduced.
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/request.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -1,7 +1,7 @@
 // The report and catalogue writers print text as they go; what they print must be what nlohmann's
 // dump prints for the same document (the format every golden file and script reads): parsing and
 // dumping it again changes nothing, for every engine, hostile names and every catalogue.
-#include "kvscope/report_json.hpp"
+#include "kvscope/request/report_json.hpp"
 
 #include <gtest/gtest.h>
 

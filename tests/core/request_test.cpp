@@ -1,14 +1,14 @@
 // kvscope.request/1: the golden requests answered as the files under tests/data/requests/ say
 // (the module's node test holds its answers against the same files), the codec's checks naming
 // the key, and the command line reading the same request.
-#include "kvscope/request.hpp"
+#include "kvscope/request/request.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "kvscope/command_line.hpp"
+#include "kvscope/request/command_line.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

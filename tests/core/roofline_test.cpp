@@ -1,12 +1,12 @@
 // Roofline estimates: bytes and FLOPs per decode step and prefill, which bound applies, MoE
 // expert reads, and the batch at which the KV pool caps throughput.
-#include "kvscope/roofline.hpp"
+#include "kvscope/kv/roofline.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

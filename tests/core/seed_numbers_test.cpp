@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kvscope/kv_arithmetic.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/solve.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/solve/solve.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -1,5 +1,5 @@
 // Sweeps: the series a chart draws, consistent with the plan they come from.
-#include "kvscope/sweeps.hpp"
+#include "kvscope/plan/sweeps.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "kvscope/report_json.hpp"
+#include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/config_import.hpp"
-#include "kvscope/dtype.hpp"
-#include "kvscope/plan.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/model/config_import.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/plan/plan.hpp"
 
 namespace kvscope::test {
 

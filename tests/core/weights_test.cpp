@@ -1,5 +1,5 @@
 // Parameter counts from shapes against the makers' published totals, and weight bytes per dtype.
-#include "kvscope/weights.hpp"
+#include "kvscope/model/weights.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Length distributions and the concurrency a KV pool sustains for them.
-#include "kvscope/workload.hpp"
+#include "kvscope/kv/workload.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "kvscope/plan.hpp"
+#include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {

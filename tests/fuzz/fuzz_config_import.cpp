@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "kvscope/config_import.hpp"
-#include "kvscope/context_limit.hpp"
-#include "kvscope/dtype.hpp"
-#include "kvscope/kv_arithmetic.hpp"
-#include "kvscope/weights.hpp"
+#include "kvscope/model/config_import.hpp"
+#include "kvscope/engines/context_limit.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/model/weights.hpp"
 
 namespace {
 

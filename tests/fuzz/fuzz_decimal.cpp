@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "kvscope/decimal_text.hpp"
+#include "kvscope/base/decimal_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "kvscope/catalog.hpp"
-#include "kvscope/explain.hpp"
-#include "kvscope/report_json.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/explain/explain.hpp"
+#include "kvscope/request/report_json.hpp"
 
 namespace {
 

@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "../support/report_numbers.hpp"
-#include "kvscope/catalog.hpp"
-#include "kvscope/dtype.hpp"
-#include "kvscope/kv_arithmetic.hpp"
-#include "kvscope/parallelism.hpp"
-#include "kvscope/plan.hpp"
-#include "kvscope/report_json.hpp"
-#include "kvscope/roofline.hpp"
-#include "kvscope/sweeps.hpp"
-#include "kvscope/weights.hpp"
+#include "kvscope/model/catalog.hpp"
+#include "kvscope/model/dtype.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/model/parallelism.hpp"
+#include "kvscope/plan/plan.hpp"
+#include "kvscope/request/report_json.hpp"
+#include "kvscope/kv/roofline.hpp"
+#include "kvscope/plan/sweeps.hpp"
+#include "kvscope/model/weights.hpp"
 
 namespace kvscope {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "kvscope/command_line.hpp"
-#include "kvscope/request.hpp"
+#include "kvscope/request/command_line.hpp"
+#include "kvscope/request/request.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

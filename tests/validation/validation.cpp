@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kvscope/engines.hpp"
+#include "kvscope/engines/engine_catalog.hpp"
 #include "kvscope_cli.hpp"
 #include "validation_cases.hpp"
 

@@ -2,7 +2,7 @@
 // arithmetic give the seed number, and a bad input is an error value, not an abort.
 #include <cstdio>
 
-#include "kvscope/estimate.hpp"
+#include "kvscope/kv/estimate.hpp"
 
 int main() {
   kvscope::EstimateInput in;

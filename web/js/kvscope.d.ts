@@ -1,6 +1,6 @@
 // Types of kvscope's JS API: the kvscope.request/1 objects the client sends and the reports it
 // returns (kvscope.report/1, kvscope.sweeps/1, the catalogues). Written by hand beside the core's
-// field table (core/src/request_fields.cpp) and report writer (core/src/report_json.cpp);
+// field table (core/src/request/request_fields.cpp) and report writer (core/src/request/report_json.cpp);
 // `tsc --checkJs` in the tests holds the client, the state and the views against it.
 
 /** Bytes (a count, not GB or GiB). */

@@ -1,0 +1,377 @@
+// llama.cpp: K and V tensors per layer sized by the context, not by a memory budget, on the device
+// that holds the layer (src/llama-kv-cache.cpp llama_kv_cache constructor,
+// src/llama-kv-cache-iswa.cpp, src/llama-context.cpp n_ctx padding, src/llama-model.cpp
+// load_hparams (which architectures get sliding-window layers) and load_tensors (which device each
+// layer goes to); shared/docs/engine-formulas.md §3).
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "engines/engine_profiles.hpp"
+#include "kvscope/base/units.hpp"
+#include "kvscope/model/weights.hpp"
+#include "base/one_of.hpp"
+
+namespace kvscope::engines {
+namespace {
+
+// The cells a cache is padded to: 256 (llama-context.cpp n_ctx = GGML_PAD(n_ctx, 256), and every
+// cache since PR #17046); builds of 2025 padded to 256 with flash attention and 32 without
+// (llama_kv_cache_unified::get_padding, PR #7257, until PR #16812).
+uint64_t context_pad(const PlanInput& in) {
+  return in.engine_version == "2025" && !in.llama_cpp.flash_attn ? 32 : 256;
+}
+
+// `n` rounded up to a multiple of `to`; overflowed when that passes 2^64-1.
+CheckedU64 pad(uint64_t n, uint64_t to) { return CheckedU64(ceil_div(n, to)) * to; }
+
+// Architectures whose load_hparams gives sliding-window layers (set_swa_pattern / a per-layer
+// pattern), by the Hugging Face model_type they convert from. Everything else keeps full caches
+// whatever config.json says: Mistral-7B-v0.1 converts to LLM_ARCH_LLAMA (no n_swa read), Phi-3
+// reads n_swa and then disables SWA ("Phi SWA is currently disabled"), Qwen2 ignores
+// use_sliding_window.
+bool llamacpp_windows(const std::string& model_type) {
+  return is_one_of(model_type,
+                   {"gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
+                    "gemma4_text", "cohere2", "gpt_oss", "llama4", "llama4_text", "olmo2", "olmo3",
+                    "exaone4", "mimo_v2", "mimo_v2_flash", "smallthinker"});
+}
+
+// Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
+// stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
+CheckedU64 stream_cells(uint64_t n_ctx, const PlanInput& in) {
+  const CheckedU64 ctx = pad(n_ctx, context_pad(in));
+  if (in.llama_cpp.kv_unified || ctx.overflowed()) return ctx;
+  return pad(ctx.value() / in.llama_cpp.parallel, context_pad(in));
+}
+
+Result<uint64_t> too_large(const char* field, const char* what) {
+  return Result<uint64_t>::failure(
+      make_error(kOutOfRange, field, std::string(what) + " exceed 2^64-1"));
+}
+
+// The K and V widths llama.cpp gives one layer: an MLA layer keeps its latent (kv_lora_rank +
+// rope) as K and, since PR #19067, no V; builds before it also kept a kv_lora_rank V, and GGUFs
+// converted before PR #12801 store per-head K and V (llama-model.cpp n_embd_head_k_mla).
+LayerSpec llamacpp_layer(const LayerSpec& l, const ModelShape& shape, const PlanInput& in) {
+  LayerSpec out = l;
+  if (l.attention == AttentionKind::kMla) {
+    out.attention = AttentionKind::kFull;
+    if (in.llama_cpp.legacy_mla_gguf) {
+      out.kv_heads = shape.num_attention_heads;
+      out.k_head_dim = shape.mla.qk_nope_head_dim + shape.mla.qk_rope_head_dim;
+      out.v_head_dim = shape.mla.v_head_dim;
+    } else {
+      out.v_head_dim = in.llama_cpp.mla_v_cache ? shape.mla.kv_lora_rank : 0;
+    }
+    out.indexer_head_dim = 0;  // llama.cpp has no DeepSeek sparse-attention indexer
+  }
+  if (out.windowed() && (!llamacpp_windows(shape.model_type) || in.llama_cpp.swa_full)) {
+    out.attention = AttentionKind::kFull;
+    out.window_tokens = 0;
+  }
+  return out;
+}
+
+// One layer's buffers: K + V cells (llama_kv_cache), R + S states (llama_memory_recurrent).
+struct LayerBuffers {
+  uint64_t kv = 0;
+  uint64_t state = 0;
+};
+
+// The buffers of each layer for `n_ctx` requested context cells.
+Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const Dtype& k,
+                                                const Dtype& v, uint64_t n_ctx,
+                                                const PlanInput& in) {
+  using R = Result<std::vector<LayerBuffers>>;
+  const uint64_t n_seq = in.llama_cpp.parallel;
+  const CheckedU64 stream = stream_cells(n_ctx, in);
+  if (stream.overflowed()) return R::failure(too_large("context_tokens", "context cells").error);
+  const uint64_t cells = stream.value();
+  const uint64_t streams = in.llama_cpp.kv_unified ? 1 : n_seq;
+  std::vector<LayerBuffers> out;
+  out.reserve(shape.layers.size());
+  for (const LayerSpec& spec : shape.layers) {
+    const LayerSpec l = llamacpp_layer(spec, shape, in);
+    const Result<uint64_t> per_cell = kv_bytes_per_token_per_layer(l, k, v);
+    if (!per_cell.ok) return R::failure(per_cell.error);
+    uint64_t layer_cells = cells;
+    if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), pad)
+      const CheckedU64 swa_cells =
+          CheckedU64(l.window_tokens) * (in.llama_cpp.kv_unified ? n_seq : 1) + in.llama_cpp.ubatch;
+      if (!swa_cells.overflowed()) {
+        layer_cells = pad(std::min(cells, swa_cells.value()), context_pad(in)).value();
+      }
+    }
+    // llama_memory_recurrent: one R and S state per sequence, in f32.
+    const CheckedU64 kv = CheckedU64(per_cell.value) * layer_cells * streams;
+    const CheckedU64 state = CheckedU64(l.state_values) * 4 * n_seq;
+    if (kv.overflowed() || state.overflowed() || (kv + state).overflowed())
+      return R::failure(too_large("context_tokens", "KV buffer bytes").error);
+    out.push_back(LayerBuffers{kv.value(), state.value()});
+  }
+  return R::success(std::move(out));
+}
+
+Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
+  CheckedU64 total;
+  for (const LayerBuffers& b : layers) total += CheckedU64(b.kv) + b.state;
+  if (total.overflowed()) return too_large("context_tokens", "KV buffer bytes");
+  return Result<uint64_t>::success(total.value());
+}
+
+// The device of each layer and of the output layer (index n_layer), -1 for the CPU
+// (llama_model::load_tensors): the last n_gpu_layers go to the GPUs, split at the cumulative
+// --tensor-split fractions; since PR #18148 the output layer is offloaded first.
+std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devices) {
+  std::vector<double> split = in.llama_cpp.tensor_split;
+  if (split.empty()) split.assign(devices, 1.0);  // equal cards split by their (equal) memory
+  double total = 0;
+  for (double s : split) total += s;
+  std::vector<double> cumulative;
+  double running = 0;
+  for (double s : split) cumulative.push_back((running += s) / total);
+  const size_t with_output = n_layer + 1;
+  const size_t ngl =
+      static_cast<size_t>(std::min<uint64_t>(in.llama_cpp.n_gpu_layers, with_output));
+  const size_t first_gpu =
+      in.llama_cpp.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
+  std::vector<int> out(with_output, -1);
+  for (size_t il = 0; il < with_output; ++il) {
+    if (il < first_gpu || il - first_gpu >= ngl) continue;
+    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(ngl);
+    for (size_t d = 0; d < cumulative.size(); ++d) {
+      if (cumulative[d] > at) {
+        out[il] = static_cast<int>(d);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// The GGUF the plan's --weight-dtype names, as GGUF files are named (model-Q4_K_M.gguf); a
+// format with no GGUF type is a line for `unexpressed`.
+std::string gguf_file_name(const PlanInput& in, const PlanReport& r,
+                           std::vector<std::string>& unexpressed) {
+  const std::string& chosen = r.weights.name;
+  if (in.weight_dtype == "auto") return "model.gguf";
+  if (!r.weights.whole_file && !is_one_of(chosen, {"fp32", "fp16", "bf16"})) {
+    unexpressed.push_back("llama.cpp has no GGUF type for " + chosen +
+                          " weights (ggml's types: f16, bf16, q8_0, q4_k_m, ...): model.gguf "
+                          "holds what it was quantized to");
+    return "model.gguf";
+  }
+  std::string type = chosen == "fp32" ? "F32" : chosen == "fp16" ? "F16" : chosen;
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return "model-" + type + ".gguf";
+}
+
+}  // namespace
+
+Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& given) {
+  using R = Result<PlanReport>;
+  // Builds of 2025 also kept an MLA V cache and offloaded the first layers with -ngl.
+  PlanInput in = given;
+  in.engine_version = r.engine_version;
+  if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
+  const uint64_t cell_pad = context_pad(in);
+  if (in.llama_cpp.parallel == 0)
+    return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
+  constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
+  if (in.gpus > kMaxDevices) {
+    return R::failure(
+        make_error(kOutOfRange, "gpus", "llama.cpp splits one server over at most 64 devices"));
+  }
+  const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
+  if (!in.llama_cpp.tensor_split.empty() && in.llama_cpp.tensor_split.size() != devices) {
+    return R::failure(make_error(kInvalidValue, "llama_cpp.tensor_split",
+                                 std::to_string(in.llama_cpp.tensor_split.size()) +
+                                     " fractions for " + std::to_string(devices) +
+                                     " GPUs (--gpus)"));
+  }
+  for (double s : in.llama_cpp.tensor_split) {
+    if (!(s >= 0 && s <= 1e12)) {
+      return R::failure(
+          make_error(kInvalidValue, "llama_cpp.tensor_split", "fractions must be 0 or more"));
+    }
+  }
+  const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
+                              ? Result<Dtype>::success(r.estimate.kv_dtype)
+                              : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
+  if (!v.ok) return R::failure(v.error);
+  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  const Result<std::vector<LayerBuffers>> buffers =
+      layer_buffers(shape, r.estimate.kv_dtype, v.value, n_ctx, in);
+  if (!buffers.ok) return R::failure(buffers.error);
+  const Result<uint64_t> total_buffers = sum(buffers.value);
+  if (!total_buffers.ok) return R::failure(total_buffers.error);
+  r.max_model_len = stream_cells(n_ctx, in).value();  // layer_buffers checked it fits
+  const CheckedU64 pool_tokens =
+      CheckedU64(r.max_model_len) * (in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel);
+  if (pool_tokens.overflowed())
+    return R::failure(too_large("llama_cpp.parallel", "KV cells").error);
+  // What it allocates is the pool; a sequence may use up to n_ctx_seq cells of it.
+  r.kv_pool_bytes = total_buffers.value;
+  r.kv_bytes_needed = total_buffers.value;
+  r.kv_pool_tokens = pool_tokens.value();
+  r.max_concurrency = static_cast<double>(in.llama_cpp.parallel);
+  r.block_size_tokens = 0;
+
+  // Each layer's weights and K/V on its device; the token embedding stays on the CPU.
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
+  if (!tensors.ok) return R::failure(tensors.error);
+  const Result<LayerWeightBytes> weights =
+      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
+  if (!weights.ok) return R::failure(weights.error);
+  const std::vector<int> placement = layer_devices(shape.layers.size(), in, devices);
+  std::vector<DeviceBuffers> on(devices + 1);  // the GPUs, then the CPU
+  for (size_t d = 0; d < devices; ++d) on[d].device = "CUDA" + std::to_string(d);
+  on[devices].device = "CPU";
+  on[devices].weights_bytes = weights.value.embedding;
+  for (size_t il = 0; il <= shape.layers.size(); ++il) {
+    const int d = placement[il];
+    DeviceBuffers& b = on[d < 0 ? devices : static_cast<size_t>(d)];
+    if (il == shape.layers.size()) {
+      b.output_layer = true;
+      b.weights_bytes += weights.value.output;
+      continue;
+    }
+    if (b.layer_count == 0) b.first_layer = static_cast<uint32_t>(il);
+    ++b.layer_count;
+    b.weights_bytes += weights.value.per_layer[il];
+    // -nkvo keeps every layer's K/V in host memory.
+    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : on[devices];
+    kv.kv_bytes += buffers.value[il].kv;
+    kv.state_bytes += buffers.value[il].state;
+  }
+  // Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed
+  // ones are.
+  CheckedU64 computed = CheckedU64(weights.value.embedding) + weights.value.output;
+  for (uint64_t b : weights.value.per_layer) computed += b;
+  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes) {
+    const double scale =
+        static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
+    for (DeviceBuffers& b : on)
+      b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
+  }
+  bool fits = true;
+  for (size_t d = 0; d < devices; ++d) {
+    DeviceBuffers& b = on[d];
+    b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
+    const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
+    const CheckedU64 used = r.kv_memory_given
+                                ? buffers_here
+                                : buffers_here + b.weights_bytes + (d == 0 ? in.overhead_bytes : 0);
+    b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
+    fits = fits && b.fits;
+  }
+  r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
+  for (size_t d = 0; d < devices; ++d)
+    r.weights_bytes = std::max(r.weights_bytes, on[d].weights_bytes);
+  r.devices = on;
+  if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
+  r.starts = fits;
+  // The longest context whose buffers fit beside each device's weights.
+  auto fits_at = [&](uint64_t ctx) {
+    const Result<std::vector<LayerBuffers>> b =
+        layer_buffers(shape, r.estimate.kv_dtype, v.value, ctx, in);
+    if (!b.ok) return false;
+    std::vector<CheckedU64> per_device(devices + 1);
+    for (size_t il = 0; il < b.value.size(); ++il) {
+      const int d = in.llama_cpp.kv_offload ? placement[il] : -1;
+      per_device[d < 0 ? devices : static_cast<size_t>(d)] +=
+          CheckedU64(b.value[il].kv) + b.value[il].state;
+    }
+    for (size_t d = 0; d < devices; ++d) {
+      const CheckedU64 used =
+          (r.kv_memory_given ? CheckedU64(0) : CheckedU64(on[d].weights_bytes)) + per_device[d] +
+          (d == 0 ? in.overhead_bytes : 0);
+      if (used.overflowed() || used.value() > on[d].memory_bytes) return false;
+    }
+    return true;
+  };
+  r.max_context = largest_fitting(cell_pad, kMaxSearchTokens, fits_at);
+  r.max_model_len_that_fits = r.max_context / cell_pad * cell_pad;
+  if (!r.starts) {
+    r.startup_error =
+        "the K and V buffers (" + format_gib(total_buffers.value) +
+        ") do not fit beside the weights on " +
+        (devices > 1 ? std::to_string(devices) + " GPUs of " : std::string()) +
+        format_gib(r.gpu_memory_bytes) +
+        ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
+  }
+  r.notes.push_back("llama.cpp: n_ctx padded to " + std::to_string(cell_pad) + " cells, " +
+                    std::string(in.llama_cpp.kv_unified ? "one unified cache for "
+                                                        : "one stream per sequence for ") +
+                    std::to_string(in.llama_cpp.parallel) +
+                    " sequences; compute buffers not included");
+  if (!llamacpp_windows(shape.model_type) &&
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.windowed(); })) {
+    r.notes.push_back("llama.cpp gives " + shape.model_type +
+                      " no sliding-window cache (src/llama-model.cpp load_hparams): every layer "
+                      "keeps the full context");
+  }
+  return R::success(std::move(r));
+}
+
+// llama.cpp keeps every recurrent state in f32 (llama_memory_recurrent).
+void llamacpp_ssm_state_default(ModelShape& shape) { shape.ssm_state_dtype = "fp32"; }
+
+// `llama-server` with the plan's -c (all slots together), slots and cache types
+// (tools/server/README.md).
+LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
+  LaunchCommand out;
+  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  std::vector<std::string> w = {
+      "llama-server",        "-m",         gguf_file_name(in, r, out.unexpressed), "-c",
+      std::to_string(n_ctx), "--parallel", std::to_string(in.llama_cpp.parallel)};
+  if (in.model.kv_dtype != "auto" || !in.llama_cpp.v_dtype.empty()) {
+    // ggml's type names, the list -ctk and -ctv accept (common/arg.cpp kv_cache_types).
+    const auto ggml_name = [&](const std::string& kv, const char* flag) {
+      return engine_kv_dtype("llama.cpp", flag, kv,
+                             {{"fp32", "f32"},
+                              {"fp16", "f16"},
+                              {"bf16", "bf16"},
+                              {"q8_0", "q8_0"},
+                              {"q4_0", "q4_0"},
+                              {"q4_1", "q4_1"},
+                              {"iq4_nl", "iq4_nl"},
+                              {"q5_0", "q5_0"},
+                              {"q5_1", "q5_1"}},
+                             "common/arg.cpp kv_cache_types", out.unexpressed);
+    };
+    const std::string k = ggml_name(r.estimate.kv_dtype.name, "-ctk");
+    const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
+                                ? Result<Dtype>::success(r.estimate.kv_dtype)
+                                : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
+    const std::string v_name = v.ok ? ggml_name(v.value.name, "-ctv") : std::string();
+    if (!k.empty()) w.insert(w.end(), {"-ctk", k});
+    if (!v_name.empty()) w.insert(w.end(), {"-ctv", v_name});
+    // A quantized V cache needs flash attention (llama-context.cpp refuses it otherwise); -fa
+    // takes on|off|auto since the 2025 change, a bare switch before.
+    if (v.ok && v.value.block_values > 1) w.insert(w.end(), {"-fa", "on"});
+  }
+  if (!in.llama_cpp.flash_attn && std::find(w.begin(), w.end(), "-fa") == w.end())
+    w.insert(w.end(), {"-fa", "off"});
+  if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
+  // Every layer on the GPUs, as the plan sizes them: builds before -ngl's "auto" default kept
+  // layers on the CPU unless told.
+  w.insert(w.end(), {"-ngl", in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers
+                                 ? std::string("999")
+                                 : std::to_string(in.llama_cpp.n_gpu_layers)});
+  if (!in.llama_cpp.tensor_split.empty()) {
+    std::string split;
+    for (double s : in.llama_cpp.tensor_split)
+      split += (split.empty() ? "" : ",") + shortest_decimal(s);
+    w.insert(w.end(), {"-ts", split});
+  }
+  if (in.llama_cpp.swa_full) w.push_back("--swa-full");
+  if (!in.llama_cpp.kv_offload) w.push_back("-nkvo");
+  out.command = shell_command(w);
+  return out;
+}
+
+}  // namespace kvscope::engines

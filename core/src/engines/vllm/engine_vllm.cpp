@@ -1,0 +1,337 @@
+// vLLM (V1 engine) on one GPU, after its budget (engine_vllm_budget.cpp) and groups
+// (engine_vllm_groups.cpp): vllm/v1/core/kv_cache_utils.py (get_kv_cache_config_from_groups, get_num_blocks,
+// _report_kv_cache_config, get_max_concurrency_for_kv_cache_config, _check_enough_kv_cache_memory,
+// estimate_max_model_len); see shared/docs/engine-formulas.md §1.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engines/vllm/engine_vllm.hpp"
+#include "kvscope/model/parallelism.hpp"
+#include "kvscope/base/units.hpp"
+
+namespace kvscope::engines {
+namespace {
+
+// Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59").
+std::string format_gib_like_vllm(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", std::round(static_cast<double>(bytes) / kGiB * 100) / 100);
+  std::string s = buf;
+  while (s.size() > 3 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+  return s;
+}
+
+// What differs between vLLM's release lines (engine_table.cpp lists them).
+struct VllmRelease {
+  bool v0 = false;                     // the V0 engine's blocks (engine_vllm_v0.cpp)
+  bool mla_row_align = false;          // 0.7: MLA rows padded to 256 bytes
+  bool hybrid_allocator = true;        // windowed layers keep windowed blocks (0.10 on)
+  bool concurrency_by_tokens = false;  // 0.8: blocks x block size over max_model_len
+  bool see_sentence = true;            // the refusal ends with the docs link (0.10 on)
+  bool whole_model_check = false;      // 0.14-0.15: every layer against a stage's memory
+};
+
+VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
+  VllmRelease out;
+  const std::string& v = r.engine_version;
+  out.v0 = v == "v0" || v == "0.7";
+  out.mla_row_align = v == "0.7" && options.mla_cuda_mem_align_kv_cache;
+  out.hybrid_allocator = !out.v0 && v != "0.8";
+  out.concurrency_by_tokens = v == "0.8";
+  out.see_sentence = out.hybrid_allocator;
+  out.whole_model_check = v == "0.14";
+  return out;
+}
+
+
+}  // namespace
+
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+  using R = Result<PlanReport>;
+  if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
+      in.vllm.mamba_cache_mode != "all") {
+    return R::failure(make_error(
+        kInvalidValue, "vllm.mamba_cache_mode",
+        "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
+  }
+  const Result<bool> budget = vllm_budget(r, shape, in);
+  if (!budget.ok) return R::failure(budget.error);
+
+  const VllmRelease release = vllm_release(r, in.vllm);
+  if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
+
+  // Hybrid attention + Mamba models: the attention block grows until its page holds a Mamba state,
+  // then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
+  // vllm/model_executor/models/config.py).
+  uint64_t mamba_page = 0, attention_per_token = 0;
+  const Result<Dtype> ssm = ssm_state_dtype(shape, r.estimate.state_dtype);
+  if (!ssm.ok) return R::failure(ssm.error);
+  for (const LayerSpec& l : shape.layers) {
+    const Result<uint64_t> state = recurrent_state_bytes(l, r.estimate.state_dtype, ssm.value);
+    if (!state.ok) return R::failure(state.error);
+    mamba_page = std::max(mamba_page, state.value);
+    const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
+    if (!per_token.ok) return R::failure(per_token.error);
+    attention_per_token = std::max(attention_per_token, per_token.value);
+  }
+  uint64_t bs = r.block_size_tokens;
+  if (mamba_page > 0 && attention_per_token == 0) {
+    // Attention-free (Mamba, Mamba-2): one unpadded state page per request, the "block" spanning
+    // max_model_len (MambaSpec without prefix caching).
+    bs = r.max_model_len;
+    r.block_size_tokens = bs;
+    r.notes.push_back("attention-free: one recurrent state of " + format_gib(mamba_page) +
+                      " per layer per request; the pool holds states, not tokens");
+  } else if (mamba_page > 0) {
+    const uint64_t needed = 16 * ceil_div(mamba_page, 16 * attention_per_token);
+    if (bs < needed) {
+      bs = needed;
+      r.notes.push_back(
+          "Setting attention block size to " + std::to_string(bs) +
+          " tokens to ensure that attention page size is >= mamba page size (vLLM's log)");
+    }
+    r.block_size_tokens = bs;
+  }
+
+  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
+  // Mamba layers are their own type (kind kNone here) with the padded page.
+  VllmLayoutRules rules;
+  rules.block_tokens = bs;
+  rules.attention_per_token = attention_per_token;
+  rules.mamba_page = mamba_page;
+  rules.windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
+  rules.kv_dtype = r.estimate.kv_dtype;
+  const auto layout_of = [&rules](const std::vector<LayerSpec>& layers, std::vector<std::string>* notes) {
+    return vllm_layout(layers, rules, notes);
+  };
+
+  const Result<VllmLayout> own = layout_of(shape.layers, &r.notes);
+  if (!own.ok) return R::failure(own.error);
+  const VllmLayout& layout = own.value;
+  uint64_t smallest_block = UINT64_MAX;
+  for (const VllmType& t : layout.types) smallest_block = std::min(smallest_block, t.block);
+
+  // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
+  auto held = [](CheckedU64 reach, uint64_t len) {
+    return reach.overflowed() ? len : std::min(reach.value(), len);
+  };
+  // Blocks one group of type `t` needs for a request of `len` tokens (max_memory_usage_bytes).
+  auto blocks_per_group = [&](const VllmType& t, uint64_t len) -> uint64_t {
+    if (t.kind == AttentionKind::kNone) {
+      // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
+      // "align" two, "all" one per block of the request (prefix caching of states).
+      const uint64_t spec = r.speculative.num_speculative_tokens;
+      return in.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+             : in.vllm.mamba_cache_mode == "align" ? 2 + spec
+                                                   : 1 + spec;
+    }
+    if (t.kind == AttentionKind::kSlidingWindow)
+      return ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;
+    if (t.kind == AttentionKind::kChunked)
+      return ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), t.block);
+    return ceil_div(len, t.block);
+  };
+  // Blocks one request of `len` tokens needs across all groups.
+  auto blocks_needed = [&](const VllmLayout& groups, uint64_t len) {
+    CheckedU64 blocks;
+    for (const VllmType& t : groups.types)
+      blocks += CheckedU64(blocks_per_group(t, len)) * ceil_div(t.layers, groups.group_size);
+    return blocks;
+  };
+  // 0.14-0.15 check every layer of the model against each stage's memory.
+  VllmLayout whole;
+  if (release.whole_model_check && in.pipeline_parallel > 1) {
+    const Result<ModelShape> model = shard_shape(r.estimate.shape, in.tensor_parallel, 0, 1);
+    if (!model.ok) return R::failure(model.error);
+    const Result<VllmLayout> all = layout_of(model.value.layers, nullptr);
+    if (!all.ok) return R::failure(all.error);
+    whole = all.value;
+    r.notes.push_back(
+        "vLLM " + r.engine_version_label +
+        " checks max_model_len with every layer of the model against this stage's memory "
+        "(PR #29431, fixed by PR #33698)");
+  }
+  const VllmLayout& checked = whole.types.empty() ? layout : whole;
+  const auto needed_bytes = [&](uint64_t len) {
+    return blocks_needed(checked, len) * checked.group_size * checked.page;
+  };
+  const auto fits_in = [&](uint64_t pool) {
+    return [&, pool](uint64_t len) {
+      const CheckedU64 bytes = needed_bytes(len);
+      return !bytes.overflowed() && bytes.value() <= pool;
+    };
+  };
+  const CheckedU64 needed = needed_bytes(r.max_model_len);
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  r.kv_bytes_needed = needed.value();
+  // What a pool of `pool` bytes holds, counted as vLLM does: for the budget, and for the ends of
+  // its estimated range.
+  const auto capacity_at = [&](uint64_t pool) {
+    PoolCapacity c;
+    c.blocks = in.vllm.num_gpu_blocks_override != 0 ? in.vllm.num_gpu_blocks_override
+                                                    : pool / layout.page / layout.group_size;
+    c.tokens = c.blocks / layout.num_groups * smallest_block;
+    c.concurrency = release.concurrency_by_tokens
+                        ? static_cast<double>(c.tokens) / static_cast<double>(r.max_model_len)
+                        : static_cast<double>(c.blocks) /
+                              static_cast<double>(blocks_needed(layout, r.max_model_len).value());
+    c.starts = r.kv_bytes_needed <= pool;
+    c.longest = largest_fitting(1, r.max_model_len, fits_in(pool));
+    return c;
+  };
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    r.notes.push_back("Overriding num_gpu_blocks=" +
+                      std::to_string(r.kv_pool_bytes / layout.page / layout.group_size) +
+                      " with num_gpu_blocks_override=" +
+                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
+  }
+  set_capacity(r, capacity_at(r.kv_pool_bytes));
+  if (layout.num_groups > 1) {  // a hybrid: what each group holds, for the report to explain
+    KvCacheGroups& g = r.kv_cache_groups;
+    g.group_size_layers = layout.group_size;
+    g.page_bytes = layout.page;
+    g.blocks_per_request = blocks_needed(layout, r.max_model_len).value();
+    for (const VllmType& t : layout.types) {
+      const uint64_t groups = ceil_div(t.layers, layout.group_size);
+      g.types.push_back({t.kind == AttentionKind::kNone ? "mamba" : attention_kind_name(t.kind),
+                         t.window, t.layers, groups, groups * layout.group_size - t.layers, t.block,
+                         blocks_per_group(t, r.max_model_len)});
+    }
+  }
+  r.max_context = largest_fitting(1, kMaxSearchTokens, fits_in(r.kv_pool_bytes));
+  fill_estimated_ends(r.estimated, capacity_at);
+  if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted above at its ends
+    r.startup_error =
+        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.";
+    if (release.see_sentence) {
+      r.startup_error +=
+          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+    }
+  } else if (!r.starts) {
+    r.startup_error =
+        "To serve at least one request with the models's max seq len (" +
+        std::to_string(r.max_model_len) + "), (" + format_gib_like_vllm(r.kv_bytes_needed) +
+        " GiB KV cache is needed, which is larger than the available KV cache memory (" +
+        format_gib_like_vllm(r.kv_pool_bytes) + " GiB).";
+    if (r.max_model_len_that_fits > 0) {
+      r.startup_error += " Based on the available memory, the estimated maximum model length is " +
+                         std::to_string(r.max_model_len_that_fits) + ".";
+    }
+    r.startup_error +=
+        " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+        "the engine.";
+    if (release.see_sentence) {
+      r.startup_error +=
+          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+    }
+  }
+  return R::success(std::move(r));
+}
+
+// --disable-sliding-window: every windowed layer a full one, and the window one more limit on
+// max_model_len ("sliding_window" among _get_and_verify_max_len's keys, vllm/config/model.py).
+bool vllm_shape_options(ModelShape& shape, const PlanInput& in) {
+  if (!in.vllm.disable_sliding_window) return false;
+  uint64_t window = 0;
+  for (LayerSpec& l : shape.layers) {
+    if (l.attention != AttentionKind::kSlidingWindow) continue;
+    window = window == 0 ? l.window_tokens : std::min(window, l.window_tokens);
+    l.attention = AttentionKind::kFull;
+    l.window_tokens = 0;
+  }
+  if (window == 0) return false;
+  shape.positions.keys.emplace_back("sliding_window", window);
+  return true;
+}
+
+// vLLM's per-model SSM state dtype (vllm/model_executor/models/config.py): NemotronH defaults to
+// float32, Qwen3.5 takes the config's mamba_ssm_dtype, Kimi's delta-attention state is float32
+// (kda_state_dtype); every other model keeps the state dtype.
+void vllm_ssm_state_default(ModelShape& shape) {
+  const bool kimi_delta =
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.state == StateKind::kKimiDelta; });
+  if (kimi_delta) {
+    shape.ssm_state_dtype = "fp32";
+  } else if (shape.model_type == "nemotron_h") {
+    if (shape.ssm_state_dtype.empty()) shape.ssm_state_dtype = "fp32";
+  } else if (shape.model_type.rfind("qwen3_5", 0) != 0) {
+    shape.ssm_state_dtype.clear();
+  }
+}
+
+// vLLM's default block: 16 tokens (vllm/config/cache.py), 64 for MLA, which the FlashMLA backend
+// forces (vllm/platforms/cuda.py).
+uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note) {
+  const bool mla = shape.mla.kv_lora_rank != 0;
+  note = mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
+             : "block size 16: vLLM's default (vllm/config/cache.py)";
+  return mla ? 64 : 16;
+}
+
+// `vllm serve` with the plan's length, budget, cache dtype and layout (vllm/engine/arg_utils.py).
+LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model) {
+  LaunchCommand out;
+  std::vector<std::string> w;
+  if (in.allow_long_context) w.push_back("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  if (r.engine_version == "v0") w.push_back("VLLM_USE_V1=0");
+  if (std::string env = pp_partition_env("VLLM_PP_LAYER_PARTITION", in); !env.empty())
+    w.push_back(std::move(env));
+  if (r.engine_version == "0.7" && !in.vllm.mla_cuda_mem_align_kv_cache)
+    w.push_back("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0");
+  w.insert(w.end(),
+           {"vllm", "serve", std::string(model), "--max-model-len", std::to_string(r.max_model_len),
+            "--gpu-memory-utilization", shortest_decimal(in.vllm.gpu_memory_utilization)});
+  if (!in.speculative_config.empty())
+    w.insert(w.end(), {"--speculative-config", in.speculative_config});
+  if (in.model.kv_dtype != "auto") {
+    // 16-bit caches are the model's dtype ("auto", the same bytes); the sparse MLA backend turns
+    // fp8 into its fp8_ds_mla layout itself.
+    const std::string name = engine_kv_dtype("vLLM", "--kv-cache-dtype", r.estimate.kv_dtype.name,
+                                             {{"fp16", "auto"},
+                                              {"bf16", "auto"},
+                                              {"fp8", "fp8"},
+                                              {"fp8_e5m2", "fp8_e5m2"},
+                                              {"fp8_ds_mla", "fp8"},
+                                              {"int8_per_token_head", "int8_per_token_head"},
+                                              {"fp8_per_token_head", "fp8_per_token_head"},
+                                              {"nvfp4", "nvfp4"}},
+                                             "vllm/config/cache.py CacheDType", out.unexpressed);
+    if (!name.empty()) w.insert(w.end(), {"--kv-cache-dtype", name});
+  }
+  // vllm/model_executor/layers/quantization/fp8.py: an unquantized checkpoint in fp8 at load.
+  for (std::string& flag : weight_dtype_flags("vLLM", "--quantization", in, r, out.unexpressed))
+    w.push_back(std::move(flag));
+  if (r.tensor_parallel > 1)
+    w.insert(w.end(), {"--tensor-parallel-size", std::to_string(r.tensor_parallel)});
+  if (r.pipeline_parallel > 1)
+    w.insert(w.end(), {"--pipeline-parallel-size", std::to_string(r.pipeline_parallel)});
+  if (r.data_parallel > 1)
+    w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
+  if (in.block_size_tokens != 0)
+    w.insert(w.end(), {"--block-size", std::to_string(in.block_size_tokens)});
+  // A target beyond the scheduler's default running-request cap needs the cap raised.
+  const uint64_t per_replica = ceil_div(r.target.sequences, r.data_parallel);
+  if (r.target.present && per_replica > (vllm_large_card(r) ? 1024u : 256u))
+    w.insert(w.end(), {"--max-num-seqs", std::to_string(per_replica)});
+  if (in.vllm.max_num_batched_tokens != 0) {
+    w.insert(w.end(), {"--max-num-batched-tokens", std::to_string(in.vllm.max_num_batched_tokens)});
+  }
+  if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
+  if (in.vllm.disable_sliding_window) w.push_back("--disable-sliding-window");
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    w.insert(w.end(), {"--num-gpu-blocks-override", std::to_string(in.vllm.num_gpu_blocks_override)});
+  }
+  if (vllm_release(r, in.vllm).v0 && in.vllm.swap_space_bytes != VllmOptions{}.swap_space_bytes) {
+    w.insert(w.end(), {"--swap-space", shortest_decimal(static_cast<double>(in.vllm.swap_space_bytes) / kGiB)});
+  }
+  if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
+    w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
+  out.command = shell_command(w);
+  return out;
+}
+
+}  // namespace kvscope::engines

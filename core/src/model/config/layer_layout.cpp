@@ -1,0 +1,360 @@
+// The layer layout of a config.json: which layers attend fully, in a window or a chunk, share a
+// cache or keep a recurrent state, from the many fields configs say it with
+// (vllm/config/model.py get_num_layers_by_block_type and the model files cited per reader).
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "model/config/importer.hpp"
+#include "base/checked_math.hpp"
+#include "kvscope/model/dtype.hpp"
+
+namespace kvscope::config {
+
+LayerSpec Importer::attention_layer(size_t i, AttentionKind kind, uint64_t window) const {
+  LayerSpec s;
+  s.attention = kind;
+  s.window_tokens = window;
+  if (mla_) {
+    s.attention = kind == AttentionKind::kFull ? AttentionKind::kMla : kind;
+    s.kv_heads = 1;
+    s.k_head_dim = shape_.mla.kv_lora_rank + shape_.mla.qk_rope_head_dim;
+    s.v_head_dim = 0;
+    if (has_indexer(i)) s.indexer_head_dim = shape_.mla.index_head_dim;
+  } else {
+    s.kv_heads = kv_heads_[i];
+    s.k_head_dim = shape_.head_dim;
+    s.v_head_dim = v_head_dim_;
+  }
+  return s;
+}
+
+bool Importer::has_indexer(size_t i) const {
+  if (shape_.mla.index_head_dim == 0) return false;
+  if (index_freq_ <= 1) return true;
+  const int64_t shifted = std::max<int64_t>(static_cast<int64_t>(i) - index_offset_ + 1, 0);
+  return shifted % static_cast<int64_t>(index_freq_) == 0;
+}
+
+std::optional<uint64_t> Importer::sliding_window(const char* reason_key) {
+  auto w = r_.count("sliding_window", 1, kMaxTokens);
+  if (!w && !r_.failed()) {
+    r_.fail(kMissingField, "sliding_window",
+            std::string("missing or null, but ") + reason_key + " marks sliding-window layers");
+  }
+  return w;
+}
+
+void Importer::read_layer_types() {
+  if (r_.failed()) return;
+  shape_.layers.assign(layers_, LayerSpec{});
+  if (r_.has("layer_types")) {
+    read_layer_types_list();
+  } else if (r_.has("hybrid_override_pattern")) {
+    read_hybrid_pattern();
+  } else if (r_.has("layers_block_type")) {
+    read_layers_block_type();
+  } else if (r_.has("attn_type_list")) {
+    read_attn_type_list();
+  } else if (type() == "jamba") {
+    const uint64_t period = r_.require_count({"attn_layer_period"}, 1, kMaxLayers);
+    const uint64_t offset = r_.require_count({"attn_layer_offset"}, 0, kMaxLayers);
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      shape_.layers[i] = i % period == offset ? attention_layer(i, AttentionKind::kFull, 0)
+                                              : recurrent_layer(StateKind::kMamba);
+    }
+  } else if (type() == "qwen3_next") {
+    const uint64_t interval = r_.require_count({"full_attention_interval"}, 1, kMaxLayers);
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      shape_.layers[i] = (i + 1) % interval == 0 ? attention_layer(i, AttentionKind::kFull, 0)
+                                                 : recurrent_layer(StateKind::kGatedDeltaNet);
+    }
+  } else if (type() == "falcon_h1") {
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      shape_.layers[i] = attention_and_recurrent_layer(i, StateKind::kMamba2);
+    }
+  } else if (is_one_of(type(), {"mamba", "falcon_mamba", "mamba2"})) {  // attention-free
+    for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+      shape_.layers[i] = recurrent_layer(mamba_kind());
+      shape_.layers[i].mlp = MlpKind::kNone;  // the mixer is the whole block
+    }
+  } else if (r_.has("hybrid_layer_pattern")) {
+    read_hybrid_layer_pattern();
+  } else if (r_.has("linear_attn_config")) {
+    read_linear_attn_config();
+  } else if (r_.has("attention_chunk_size") || type() == "llama4_text") {
+    read_chunked();
+  } else {
+    read_sliding_pattern();
+  }
+  read_global_attention_dims();
+  read_shared_kv_layers();
+}
+
+void Importer::read_hybrid_layer_pattern() {
+  const json* list = r_.layer_list("hybrid_layer_pattern", layers_);
+  if (list == nullptr) return;
+  const uint64_t window =
+      r_.first_count({"sliding_window_size", "sliding_window"}, 1, kMaxTokens).value_or(0);
+  for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    auto t = r_.to_count((*list)[i], "hybrid_layer_pattern[" + std::to_string(i) + "]", 0, 1);
+    if (!t) return;
+    if (*t == 0) {
+      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+      continue;
+    }
+    if (window == 0) {
+      r_.fail(kMissingField, "sliding_window",
+              "missing, but hybrid_layer_pattern marks sliding-window layers");
+      return;
+    }
+    LayerSpec l = attention_layer(i, AttentionKind::kSlidingWindow, window);
+    l.kv_heads = static_cast<uint32_t>(
+        r_.count("swa_num_key_value_heads", 1, kMaxHeads).value_or(l.kv_heads));
+    l.k_head_dim =
+        static_cast<uint32_t>(r_.count("swa_head_dim", 1, kMaxHeadDim).value_or(l.k_head_dim));
+    l.v_head_dim =
+        static_cast<uint32_t>(r_.count("swa_v_head_dim", 1, kMaxHeadDim).value_or(l.v_head_dim));
+    shape_.layers[i] = l;
+  }
+}
+
+void Importer::read_linear_attn_config() {
+  const json& c = r_.config()["linear_attn_config"];
+  if (!c.is_object()) {
+    r_.fail(kInvalidValue, "linear_attn_config", "expected an object, got " + describe(c));
+    return;
+  }
+  ConfigReader lin(c, r_.path("linear_attn_config."), "", r_.assumptions());
+  for (size_t i = 0; i < layers_; ++i)
+    shape_.layers[i] = recurrent_layer(StateKind::kKimiDelta, &lin);
+  const json* full = lin.lookup("full_attn_layers");
+  if (full == nullptr || !full->is_array()) {
+    lin.fail(kMissingField, "full_attn_layers", "expected the list of full-attention layers");
+  }
+  for (size_t k = 0; full != nullptr && full->is_array() && k < full->size() && !lin.failed();
+       ++k) {
+    auto layer =
+        lin.to_count((*full)[k], "full_attn_layers[" + std::to_string(k) + "]", 1, layers_);
+    if (!layer) break;
+    const size_t at = static_cast<size_t>(*layer - 1);  // bounded by layers_
+    shape_.layers[at] = attention_layer(at, AttentionKind::kFull, 0);
+  }
+  if (lin.failed()) {
+    const Error& e = lin.error();
+    r_.fail_at(e.code.c_str(), e.field, e.message.substr(e.field.size() + 2));
+    return;
+  }
+  r_.assume(r_.path("linear_attn_config.full_attn_layers") +
+            " counts layers from 1, as Kimi's modeling code does");
+}
+
+void Importer::read_global_attention_dims() {
+  if (r_.failed() || !r_.has("global_head_dim")) return;
+  const uint64_t dim = r_.require_count({"global_head_dim"}, 1, kMaxHeadDim);
+  const bool k_eq_v = r_.flag("attention_k_eq_v").value_or(false);
+  const auto heads = r_.count("num_global_key_value_heads", 1, kMaxHeads);
+  for (LayerSpec& l : shape_.layers) {
+    if (l.attention != AttentionKind::kFull) continue;
+    l.k_head_dim = l.v_head_dim = static_cast<uint32_t>(dim);
+    if (k_eq_v && heads) l.kv_heads = static_cast<uint32_t>(*heads);
+    l.k_eq_v = k_eq_v;
+  }
+}
+
+void Importer::read_layer_types_list() {
+  const json* list = r_.layer_list("layer_types", layers_);
+  for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    const json& v = (*list)[i];
+    const std::string key = "layer_types[" + std::to_string(i) + "]";
+    const std::string t = v.is_string() ? v.get<std::string>() : std::string();
+    if (is_one_of(t, {"full_attention", "attention", "global", "full"})) {
+      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    } else if (is_one_of(t, {"sliding_attention", "sliding_window", "local", "sliding"})) {
+      if (auto w = sliding_window("layer_types")) {
+        shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+      }
+    } else if (t == "chunked_attention") {
+      const uint64_t c = r_.require_count({"attention_chunk_size"}, 1, kMaxTokens);
+      shape_.layers[i] = attention_layer(i, AttentionKind::kChunked, c);
+    } else if (t == "linear_attention") {
+      shape_.layers[i] = recurrent_layer(type() == "qwen3_next" || r_.has("linear_num_value_heads")
+                                             ? StateKind::kGatedDeltaNet
+                                             : StateKind::kLinearAttention);
+    } else if (is_one_of(t, {"mamba", "mamba2", "ssm"})) {
+      shape_.layers[i] = recurrent_layer(t == "mamba2" ? StateKind::kMamba2 : mamba_kind());
+    } else if (t == "conv") {
+      shape_.layers[i] = recurrent_layer(StateKind::kShortConv);
+    } else {
+      r_.fail(kUnsupported, key,
+              "unknown layer type " + describe(v) +
+                  " (known: full_attention, sliding_attention, chunked_attention, "
+                  "linear_attention, mamba, conv)");
+    }
+  }
+}
+
+void Importer::read_hybrid_pattern() {
+  auto pattern = r_.text("hybrid_override_pattern");
+  if (!pattern) return;
+  if (pattern->size() != layers_) {
+    r_.fail(kInvalidValue, "hybrid_override_pattern",
+            "has " + std::to_string(pattern->size()) + " characters but the model has " +
+                std::to_string(layers_) + " layers");
+    return;
+  }
+  for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    const char c = (*pattern)[i];
+    if (c == 'M') {
+      shape_.layers[i] = recurrent_layer(StateKind::kMamba2);
+      shape_.layers[i].mlp = MlpKind::kNone;
+    } else if (c == '*') {
+      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+      shape_.layers[i].mlp = MlpKind::kNone;
+    } else if (c == '-' || c == 'E') {
+      shape_.layers[i].attention = AttentionKind::kNone;
+      shape_.layers[i].mlp = c == 'E' ? MlpKind::kMoe : MlpKind::kDense;
+    } else {
+      r_.fail(kInvalidValue, "hybrid_override_pattern",
+              "character " + std::to_string(i) + " is " + quote_user_text(std::string(1, c)) +
+                  " (expected M, *, - or E)");
+    }
+  }
+}
+
+void Importer::read_layers_block_type() {
+  const json* list = r_.layer_list("layers_block_type", layers_);
+  for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    const json& v = (*list)[i];
+    const std::string t = v.is_string() ? v.get<std::string>() : std::string();
+    if (t == "attention") {
+      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    } else if (t == "mamba") {
+      shape_.layers[i] = recurrent_layer(mamba_kind());
+    } else if (t == "hybrid") {  // Zamba: a shared attention block beside the Mamba layer
+      shape_.layers[i] = attention_and_recurrent_layer(i, mamba_kind());
+    } else {
+      r_.fail(kUnsupported, "layers_block_type[" + std::to_string(i) + "]",
+              "unknown block type " + describe(v) + " (known: attention, mamba, hybrid)");
+    }
+  }
+}
+
+void Importer::read_attn_type_list() {
+  const json* list = r_.layer_list("attn_type_list", layers_);
+  for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
+    auto t = r_.to_count((*list)[i], "attn_type_list[" + std::to_string(i) + "]", 0, 1);
+    if (!t) return;
+    shape_.layers[i] = *t == 1 ? attention_layer(i, AttentionKind::kFull, 0)
+                               : recurrent_layer(StateKind::kLinearAttention);
+  }
+}
+
+void Importer::read_chunked() {
+  const uint64_t chunk = r_.require_count({"attention_chunk_size"}, 1, kMaxTokens);
+  const json* no_rope = nullptr;
+  if (r_.has("no_rope_layers") && !r_.config()["no_rope_layers"].empty()) {
+    no_rope = r_.layer_list("no_rope_layers", layers_);
+  }
+  uint64_t interval = 0;
+  if (no_rope == nullptr && !r_.failed()) {
+    interval = r_.require_count({"no_rope_layer_interval"}, 1, kMaxLayers);
+  }
+  for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
+    bool rope = false;
+    if (no_rope != nullptr) {
+      auto v = r_.to_count((*no_rope)[i], "no_rope_layers[" + std::to_string(i) + "]", 0, 1);
+      rope = v.value_or(0) == 1;
+    } else {
+      rope = (i + 1) % interval != 0;
+    }
+    shape_.layers[i] =
+        attention_layer(i, rope ? AttentionKind::kChunked : AttentionKind::kFull, chunk);
+    if (!rope) shape_.layers[i].window_tokens = 0;
+  }
+}
+
+void Importer::read_sliding_pattern() {
+  for (size_t i = 0; i < layers_; ++i)
+    shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+  if (r_.present("use_sliding_window") ||
+      is_one_of(type(), {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
+    if (!r_.flag("use_sliding_window").value_or(false)) {
+      if (r_.has("sliding_window")) {
+        r_.assume(r_.path("sliding_window") + " " + describe(r_.config()["sliding_window"]) +
+                  " ignored: use_sliding_window is false");
+      }
+      return;
+    }
+    // Qwen2: sliding only from layer max_window_layers on (Qwen2Config.layer_types).
+    auto w = sliding_window("use_sliding_window");
+    const size_t first =
+        static_cast<size_t>(r_.require_count({"max_window_layers"}, 0, kMaxLayers));
+    for (size_t i = first; w && i < layers_; ++i) {
+      shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+    }
+    return;
+  }
+  auto w = r_.count("sliding_window", 1, kMaxTokens);
+  if (!w) return;
+  uint64_t pattern = 0;
+  std::string rule;
+  if (auto p =
+          r_.first_count({"sliding_window_pattern", "_sliding_window_pattern"}, 1, kMaxLayers)) {
+    pattern = *p;
+    rule = "sliding_window_pattern " + std::to_string(pattern) +
+           ": layer i slides unless (i+1) % " + std::to_string(pattern) + " == 0";
+  } else if (r_.failed()) {
+    return;
+  } else if (type() == "gemma2" || type() == "gpt_oss") {
+    pattern = 2;  // Gemma2Config / GptOssConfig layer_types: alternate, starting with sliding
+    rule = "layer_types absent: " + type() +
+           " alternates sliding and full layers, starting with sliding";
+  }
+  if (pattern == 0) {
+    for (size_t i = 0; i < layers_; ++i)
+      shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+    r_.assume(r_.path("sliding_window") + " " + std::to_string(*w) +
+              " applies to every layer (no layer_types or pattern given), as vLLM does");
+    return;
+  }
+  r_.assume(r_.path(rule));
+  for (size_t i = 0; i < layers_; ++i) {
+    if ((i + 1) % pattern != 0)
+      shape_.layers[i] = attention_layer(i, AttentionKind::kSlidingWindow, *w);
+  }
+}
+
+void Importer::read_shared_kv_layers() {
+  auto shared = r_.count("num_kv_shared_layers", 0, layers_);
+  if (!shared) return;
+  for (size_t i = layers_ - static_cast<size_t>(*shared); i < layers_; ++i) {
+    if (shape_.layers[i].keeps_tokens()) shape_.layers[i].attention = AttentionKind::kShared;
+  }
+}
+
+void Importer::read_draft_layers() {
+  if (r_.failed()) return;
+  std::string used;
+  const uint64_t n =
+      r_.first_count({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 64, &used)
+          .value_or(0);
+  if (n == 0 || r_.failed()) return;
+  LayerSpec draft;
+  for (const LayerSpec& l : shape_.layers) {
+    if (l.keeps_tokens() && l.attention != AttentionKind::kSlidingWindow) draft = l;
+  }
+  if (!draft.keeps_tokens()) return;
+  draft.state = StateKind::kNone;
+  draft.state_values = draft.mixer_params = 0;
+  draft.mlp = shape_.moe.num_experts != 0 ? MlpKind::kMoe : MlpKind::kDense;
+  shape_.draft_layers.assign(static_cast<size_t>(n), draft);
+  // DeepSeek's checkpoints store an embedding and head copy in each MTP layer (GLM-4.5 too).
+  shape_.draft_embeddings =
+      is_one_of(type(), {"deepseek_v3", "deepseek_v32", "glm4_moe", "glm_moe_dsa"});
+  r_.assume(r_.path(used) + " " + std::to_string(n) + ": " + std::to_string(n) +
+            " MTP layer(s) in the checkpoint, loaded only for speculative decoding" +
+            (shape_.draft_embeddings ? " (each with its own embedding and head copy)" : ""));
+}
+
+}  // namespace kvscope::config

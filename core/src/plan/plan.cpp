@@ -1,0 +1,281 @@
+// `kvscope plan`: resolves the model, weights, card and parallelism, runs the engine profile on
+// each pipeline stage's GPU (engine_*.cpp) and combines the stages.
+#include "kvscope/plan/plan.hpp"
+
+#include <algorithm>
+
+#include "engines/engine_profiles.hpp"
+#include "engines/engine_table.hpp"
+#include "kvscope/engines/context_limit.hpp"
+#include "kvscope/model/parallelism.hpp"
+#include "kvscope/kv/roofline.hpp"
+#include "kvscope/base/units.hpp"
+#include "plan/plan_inputs.hpp"
+#include "plan/plan_state.hpp"
+
+namespace kvscope {
+
+namespace {
+
+using R = Result<PlanReport>;
+
+// The model input's import and tensors, from the memo when a plan of the same model made them.
+Result<PlanMemo::Entry*> remembered(const EstimateInput& model, PlanMemo& memo) {
+  using RE = Result<PlanMemo::Entry*>;
+  const std::string key = model.model_id + '\n' + model.config_json;
+  for (PlanMemo::Entry& e : memo.entries)
+    if (e.key == key) return RE::success(&e);
+  Result<ResolvedModel> resolved = resolve_model(model);
+  if (!resolved.ok) return RE::failure(resolved.error);
+  Result<std::vector<WeightTensor>> tensors = weight_tensors(resolved.value.imported.shape);
+  if (!tensors.ok) return RE::failure(tensors.error);
+  memo.entries.push_back(
+      PlanMemo::Entry{key, std::move(resolved.value), std::move(tensors.value), false, {}, {}});
+  return RE::success(&memo.entries.back());
+}
+
+// One GPU of stage `rank`, from the memo when a plan cut the model the same way.
+Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
+                                const ModelShape& shape, const WeightStorage& weights,
+                                uint32_t rank, const PipelineStages& stages, bool with_draft) {
+  std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
+                    std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
+                    std::to_string(stages.count) + (with_draft ? "|draft" : "");
+  for (uint32_t layers : stages.partition) cut += ',' + std::to_string(layers);
+  for (const auto& [key, load] : known.loads)
+    if (key == cut) return Result<GpuLoad>::success(load);
+  Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank,
+                                  stages, with_draft);
+  if (load.ok) known.loads.emplace_back(cut, load.value);
+  return load;
+}
+
+}  // namespace
+
+Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
+  using RS = Result<PlanState>;
+  Result<PlanReport> checked = validate_plan_input(in);
+  if (!checked.ok) return RS::failure(checked.error);
+  PlanReport r = std::move(checked.value);
+  r.engine = in.engine;
+  const EngineProfile& engine = *find_engine_profile(in.engine);  // validate_plan_input() found it
+
+  Result<EstimateInput> model = model_with_overrides(in);
+  if (!model.ok) return RS::failure(model.error);
+  if (model.value.context_tokens == 0) model.value.context_tokens = in.max_model_len;
+  PlanMemo own;  // without a caller's memo, this plan's alone
+  const Result<PlanMemo::Entry*> known_model = remembered(model.value, memo ? *memo : own);
+  if (!known_model.ok) return RS::failure(known_model.error);
+  Result<EstimateReport> estimated = estimate(model.value, known_model.value->model);
+  if (!estimated.ok) return RS::failure(estimated.error);
+  r.estimate = std::move(estimated.value);
+  const bool options_changed =
+      engine.shape_options != nullptr && engine.shape_options(r.estimate.shape, in);
+  const ModelShape& shape = r.estimate.shape;
+  const std::vector<WeightTensor>& tensors = known_model.value->tensors;
+  const Result<ParameterCount> params =
+      count_parameters(tensors, shape.moe.num_experts, shape.moe.experts_per_token);
+  if (!params.ok) return RS::failure(params.error);
+  r.params = params.value;
+  const Result<WeightStorage> storage = resolve_weight_storage(in, shape);
+  if (!storage.ok) return RS::failure(storage.error);
+  r.weights = storage.value;
+  PlanMemo::Entry& known_entry = *known_model.value;
+  if (!known_entry.has_checkpoint) {
+    const Result<WeightBytes> stored = weight_bytes(tensors, shape.weights);
+    if (!stored.ok) return RS::failure(stored.error);
+    known_entry.checkpoint = stored.value;
+    known_entry.has_checkpoint = true;
+  }
+  const WeightBytes& checkpoint = known_entry.checkpoint;
+  r.checkpoint_weights_bytes = checkpoint.total;
+  if (const Result<bool> spec = resolve_speculative(in, shape, r); !spec.ok)
+    return RS::failure(spec.error);
+  const bool with_draft = r.draft_layers_loaded != 0;
+  const Result<uint64_t> known = known_weights_total(in, tensors, checkpoint, r);
+  if (!known.ok) return RS::failure(known.error);
+  const uint64_t known_total = known.value;  // 0: the computed per-tensor bytes
+
+  if (!in.gpu_id.empty()) {
+    const Result<GpuEntry> gpu = find_gpu(in.gpu_id);
+    if (!gpu.ok) return RS::failure(gpu.error);
+    r.gpu_id = gpu.value.id;
+    r.gpu_name = gpu.value.name;
+    r.gpu_memory_bytes = gpu.value.memory_bytes;
+  } else if (in.gpu_memory_bytes != 0) {
+    r.gpu_memory_bytes = in.gpu_memory_bytes;
+    r.gpu_name = format_gb_trimmed(in.gpu_memory_bytes) + " card";
+  } else {
+    r.kv_memory_given = true;
+    r.kv_pool_bytes = in.kv_memory_bytes;
+    r.notes.push_back("KV memory given (per GPU): the engine's budget arithmetic is bypassed");
+  }
+  // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
+  r.context_limit = engine.context_limit(shape);
+  r.max_model_len = in.max_model_len != 0 ? in.max_model_len
+                                          : engine.default_max_model_len(r.context_limit, shape);
+  if (in.max_model_len == 0 && !r.context_limit.explanation.empty() &&
+      engine.context_policy == ContextPolicy::kRefuse) {
+    r.notes.push_back("max_model_len " + std::to_string(r.max_model_len) + ": " +
+                      r.context_limit.explanation);
+  }
+  if (r.max_model_len == 0) {
+    return RS::failure(make_error(kMissingField, "max_model_len",
+                                  "required: the config has no max_position_embeddings"));
+  }
+
+  // Paging: the block given, else the engine's default.
+  r.block_size_tokens = in.block_size_tokens;
+  if (engine.default_block_size != nullptr && in.block_size_tokens == 0) {
+    std::string note;
+    r.block_size_tokens = engine.default_block_size(shape, note);
+    r.notes.push_back(note);
+  }
+  // The layers that keep caches: the decoder's, and the MTP layers when they draft tokens.
+  const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&
+                               r.estimate.workload.context_tokens != r.max_model_len;
+  if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
+  const bool ssm_changed = engine_ssm_state_dtype(engine, in, r);
+  const bool kv_changed = engine_sparse_mla_layout(engine, in, r);
+  ModelShape kv_shape = shape;
+  if (with_draft) {
+    kv_shape.layers.insert(kv_shape.layers.end(), shape.draft_layers.begin(),
+                           shape.draft_layers.end());
+  }
+  if (context_follows || ssm_changed || kv_changed || with_draft || options_changed ||
+      r.block_size_tokens != r.estimate.workload.block_size_tokens) {
+    r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
+    const Result<KvEstimate> paged =
+        estimate_kv(kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+    if (!paged.ok) return RS::failure(paged.error);
+    r.estimate.kv = paged.value;
+  }
+
+  // Each pipeline stage on one of its GPUs; the replica is as large as its tightest stage.
+  r.tensor_parallel = in.tensor_parallel;
+  r.pipeline_parallel = in.pipeline_parallel;
+  const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+  // llama.cpp's GPUs are one server's devices, not replicas.
+  r.data_parallel = in.gpus == 0 || engine.one_server_devices ? 1 : in.gpus / per_replica;
+  PlanReport tightest;
+  size_t tightest_rank = 0;
+  CheckedU64 replica_weights, replica_pool;  // every GPU of one replica
+  std::vector<GpuLoad> loads;
+  bool all_start = true;
+  const Result<PipelineStages> stages =
+      pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
+  if (!stages.ok) return RS::failure(stages.error);
+  for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
+    Result<GpuLoad> load =
+        remembered_load(known_entry, in, shape, r.weights, rank, stages.value, with_draft);
+    if (!load.ok) return RS::failure(load.error);
+    if (known_total != 0)
+      load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
+    const auto [first, end] = pipeline_layers(shape.layers.size(), rank, stages.value);
+    PlanReport stage = r;
+    stage.weights_bytes = load.value.gpu_weights.total;
+    stage.gpu_weights = load.value.gpu_weights;
+    loads.push_back(load.value);
+    const ModelShape& gpu_shape = loads.back().gpu_shape;
+    Result<PlanReport> run = engine.plan_gpu(std::move(stage), gpu_shape, in);
+    if (!run.ok) return RS::failure(run.error);
+    const PlanReport& s = run.value;
+    uint32_t kv_heads = 0;
+    for (const LayerSpec& l : gpu_shape.layers) {
+      if (l.keeps_tokens()) {
+        kv_heads = l.kv_heads;
+        break;
+      }
+    }
+    r.stages.push_back(PlanStage{first, end - first, kv_heads, s.weights_bytes, s.kv_pool_bytes,
+                                 s.num_blocks, s.max_concurrency, s.starts});
+    replica_weights += CheckedU64(s.weights_bytes) * in.tensor_parallel;
+    replica_pool += CheckedU64(s.kv_pool_bytes) * in.tensor_parallel;
+    all_start = all_start && s.starts;
+    // Equal concurrency (whole sequences): the stage one request needs more of is the tighter.
+    if (rank == 0 || s.max_concurrency < tightest.max_concurrency ||
+        (s.max_concurrency == tightest.max_concurrency &&
+         s.kv_bytes_needed > tightest.kv_bytes_needed)) {
+      tightest = run.value;
+      tightest_rank = rank;
+    }
+  }
+  tightest.stages = std::move(r.stages);
+  tightest.tensor_parallel = r.tensor_parallel;
+  tightest.pipeline_parallel = r.pipeline_parallel;
+  tightest.data_parallel = r.data_parallel;
+  const CheckedU64 total_weights = replica_weights * r.data_parallel;
+  const CheckedU64 total_pool = replica_pool * r.data_parallel;
+  if (total_weights.overflowed() || total_pool.overflowed()) {
+    return RS::failure(
+        make_error(kOutOfRange, "gpus", "weights or KV pools over all GPUs exceed 2^64-1 bytes"));
+  }
+  tightest.total_weights_bytes = total_weights.value();
+  tightest.total_kv_pool_bytes = total_pool.value();
+  tightest.starts = all_start;
+  // A pool no length exhausts (no layer keeps tokens) reaches the search's ceiling, which is not
+  // a figure to show: the report says unbounded instead.
+  if (tightest.max_context >= engines::kMaxSearchTokens) {
+    tightest.max_context = 0;
+    tightest.max_context_unbounded = true;
+    tightest.max_model_len_that_fits =
+        std::min(tightest.max_model_len_that_fits, tightest.max_model_len);
+    tightest.notes.push_back(
+        "no layer keeps per-token KV: the pool limits how many sequences run, not how long one is");
+  }
+  check_context_limit(engine, in, tightest);
+  tightest.total_max_concurrency = tightest.max_concurrency * static_cast<double>(r.data_parallel);
+  tightest.estimate.kv = r.estimate.kv;
+  if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
+    tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
+    const Result<KvEstimate> paged = estimate_kv(
+        kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
+    if (!paged.ok) return RS::failure(paged.error);
+    tightest.estimate.kv = paged.value;
+  }
+  if (engine.one_server_devices) {  // its workload is the K + V buffers it allocates
+    tightest.estimate.kv.kv_bytes_total = replica_pool.value();
+  }
+  const bool full = memo == nullptr || !memo->capacity_only;
+  if (full) {
+    const Result<PlanRoofline> estimate_roofline =
+        plan_roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
+    if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
+    tightest.roofline = estimate_roofline.value;
+  }
+  if (engine.one_server_devices && in.require_concurrency != 0) {
+    return RS::failure(make_error(kInvalidValue, "require_concurrency",
+                                  "llama.cpp allocates its buffers for what it is asked: N "
+                                  "sequences are --parallel N with -c N x the context"));
+  }
+  if (!engine.one_server_devices) {  // llama.cpp sizes its buffers to the request
+    const Result<TargetFit> target = plan_target(in, tightest, loads[tightest_rank].gpu_shape);
+    if (!target.ok) return RS::failure(target.error);
+    tightest.target = target.value;
+  }
+  if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
+    const Result<WorkloadCapacity> workload =
+        plan_workload(in, tightest, loads[tightest_rank].gpu_shape);
+    if (!workload.ok) return RS::failure(workload.error);
+    tightest.has_workload = true;
+    tightest.workload = workload.value;
+  }
+  if (full && engine.launch_command != nullptr) {
+    std::vector<std::string> unexpressed;
+    const std::string served = launch_model_name(in, unexpressed);
+    LaunchCommand launch = engine.launch_command(in, tightest, served);
+    if (launch.command.find(" " + served) == std::string::npos) unexpressed.clear();  // a GGUF
+    unexpressed.insert(unexpressed.end(), launch.unexpressed.begin(), launch.unexpressed.end());
+    tightest.launch_command = std::move(launch.command);
+    tightest.launch_unexpressed = std::move(unexpressed);
+  }
+  return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
+}
+
+Result<PlanReport> plan(const PlanInput& in) {
+  Result<PlanState> state = plan_state(in);
+  if (!state.ok) return Result<PlanReport>::failure(state.error);
+  return Result<PlanReport>::success(std::move(state.value.report));
+}
+
+}  // namespace kvscope
