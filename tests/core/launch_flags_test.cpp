@@ -184,8 +184,9 @@ TEST(LaunchFlags, EngineKnobsParse) {
           "parallel": 2, "v_dtype": "q4_0"}, "kv_dtype": "q8_0"})"},
   };
   for (const auto& [engine_id, text] : requests) {
+    const std::string id = engine_id;  // a lambda captures no structured binding in C++17 (clang)
     const Engine& engine = *std::find_if(engines().begin(), engines().end(),
-                                         [&](const Engine& e) { return e.id == std::string(engine_id); });
+                                         [&](const Engine& e) { return e.id == id; });
     const Result<Request> r = request_from_json(
         text.substr(0, text.size() - 1) + R"(, "engine": ")" + engine_id +
             R"(", "gpu": "h200-sxm-141gb"})",
