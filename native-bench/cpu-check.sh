@@ -7,7 +7,7 @@
 #      an interleaved cross-check, with kernel steps after each round of the two) and the paged
 #      read of the same pages,
 #   3. replaces the cpu-*.json records in OUT_DIR with one kvscope.measured/1 JSON per
-#      configuration, and prints the README's table (markdown) from them.
+#      configuration, and prints docs/kvbench.md's table (markdown) from them.
 # Usage: native-bench/cpu-check.sh OUT_DIR   (web/data/measured publishes them)
 set -euo pipefail
 out="${1:?usage: native-bench/cpu-check.sh OUT_DIR}"

@@ -39,7 +39,7 @@ function compute() {
 
 // The card's memory table and bar and the charts come from a sweep, run only while their sections
 // are near the viewport: a control change costs no sweep and no chart redraw for panels out of
-// sight (about 4 of a change's 11 ms on a 2-core machine, README "Figures").
+// sight (about 4 of a change's 11 ms on a 2-core machine, docs/figures.md).
 const sweepSections = () => ['memory-panel', 'chart-concurrency'].map((id) => /** @type {Element} */ ($(id).closest('section')));
 const NEAR_PX = 200;  // drawn a little before they scroll into view
 

@@ -155,7 +155,8 @@ Result<ExplainReport> explain(std::string_view text, const PlanInput& base) {
   r.modelled_version_label = described.value.engine_version_label;
   r.plan = in;
   if (r.figures.empty())
-    r.notes.push_back("the log prints no figure kvscope reproduces (see the README for the lines it reads)");
+    r.notes.push_back("the log prints no figure kvscope reproduces (docs/cli.md lists the lines it "
+                      "reads)");
   std::stable_sort(r.figures.begin(), r.figures.end(),
                    [](const ExplainedFigure& a, const ExplainedFigure& b) { return a.line < b.line; });
   for (const std::string& other : log.other_engines)

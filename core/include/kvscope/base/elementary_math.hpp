@@ -1,6 +1,6 @@
 // e^x, ln x and powers computed by the core itself, not by the C library: the same digits in the
 // native CLI and the WebAssembly module on any platform, and no libm lookup tables in the module
-// (musl's exp, log, log2 and pow carry about 12 kB of them, incompressible, README "Figures").
+// (musl's exp, log, log2 and pow carry about 12 kB of them, incompressible, docs/figures.md).
 #pragma once
 
 #include <cstdint>
