@@ -50,55 +50,61 @@ Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
   return load;
 }
 
-}  // namespace
+// What plan_state settles about the model before the engine runs on each stage.
+struct PlanModel {
+  PlanMemo::Entry* known = nullptr;  // its import, tensors and checkpoint bytes
+  bool options_changed = false;      // the engine's options changed the shape
+  bool with_draft = false;           // MTP layers load, and keep caches
+  uint64_t known_total = 0;          // the weights' total when given, else 0: the computed bytes
+  ModelShape kv_shape;               // the layers that keep caches (settle_context)
+};
 
-Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
-  using RS = Result<PlanState>;
-  Result<PlanReport> checked = validate_plan_input(in);
-  if (!checked.ok) return RS::failure(checked.error);
-  PlanReport r = std::move(checked.value);
-  r.engine = in.engine;
-  const EngineProfile& engine = *find_engine_profile(in.engine);  // validate_plan_input() found it
-
+// The model with its what-ifs, its estimate and parameters, its weights as stored and as served,
+// and speculative decoding's draft layers, into `r`.
+Result<PlanModel> resolve_plan_model(const EngineProfile& engine, const PlanInput& in,
+                                     PlanMemo& memo, PlanReport& r) {
+  using RM = Result<PlanModel>;
   Result<EstimateInput> model = model_with_overrides(in);
-  if (!model.ok) return RS::failure(model.error);
+  if (!model.ok) return RM::failure(model.error);
   if (model.value.context_tokens == 0) model.value.context_tokens = in.max_model_len;
-  PlanMemo own;  // without a caller's memo, this plan's alone
-  const Result<PlanMemo::Entry*> known_model = remembered(model.value, memo ? *memo : own);
-  if (!known_model.ok) return RS::failure(known_model.error);
+  const Result<PlanMemo::Entry*> known_model = remembered(model.value, memo);
+  if (!known_model.ok) return RM::failure(known_model.error);
   Result<EstimateReport> estimated = estimate(model.value, known_model.value->model);
-  if (!estimated.ok) return RS::failure(estimated.error);
+  if (!estimated.ok) return RM::failure(estimated.error);
   r.estimate = std::move(estimated.value);
-  const bool options_changed =
-      engine.shape_options != nullptr && engine.shape_options(r.estimate.shape, in);
+  PlanModel m;
+  m.known = known_model.value;
+  m.options_changed = engine.shape_options != nullptr && engine.shape_options(r.estimate.shape, in);
   const ModelShape& shape = r.estimate.shape;
-  const std::vector<WeightTensor>& tensors = known_model.value->tensors;
+  const std::vector<WeightTensor>& tensors = m.known->tensors;
   const Result<ParameterCount> params =
       count_parameters(tensors, shape.moe.num_experts, shape.moe.experts_per_token);
-  if (!params.ok) return RS::failure(params.error);
+  if (!params.ok) return RM::failure(params.error);
   r.params = params.value;
   const Result<WeightStorage> storage = resolve_weight_storage(in, shape);
-  if (!storage.ok) return RS::failure(storage.error);
+  if (!storage.ok) return RM::failure(storage.error);
   r.weights = storage.value;
-  PlanMemo::Entry& known_entry = *known_model.value;
-  if (!known_entry.has_checkpoint) {
+  if (!m.known->has_checkpoint) {
     const Result<WeightBytes> stored = weight_bytes(tensors, shape.weights);
-    if (!stored.ok) return RS::failure(stored.error);
-    known_entry.checkpoint = stored.value;
-    known_entry.has_checkpoint = true;
+    if (!stored.ok) return RM::failure(stored.error);
+    m.known->checkpoint = stored.value;
+    m.known->has_checkpoint = true;
   }
-  const WeightBytes& checkpoint = known_entry.checkpoint;
-  r.checkpoint_weights_bytes = checkpoint.total;
+  r.checkpoint_weights_bytes = m.known->checkpoint.total;
   if (const Result<bool> spec = resolve_speculative(in, shape, r); !spec.ok)
-    return RS::failure(spec.error);
-  const bool with_draft = r.draft_layers_loaded != 0;
-  const Result<uint64_t> known = known_weights_total(in, tensors, checkpoint, r);
-  if (!known.ok) return RS::failure(known.error);
-  const uint64_t known_total = known.value;  // 0: the computed per-tensor bytes
+    return RM::failure(spec.error);
+  m.with_draft = r.draft_layers_loaded != 0;
+  const Result<uint64_t> known = known_weights_total(in, tensors, m.known->checkpoint, r);
+  if (!known.ok) return RM::failure(known.error);
+  m.known_total = known.value;
+  return RM::success(std::move(m));
+}
 
+// The card: a catalogue GPU, a card's memory, or a KV budget given outright.
+Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
   if (!in.gpu_id.empty()) {
     const Result<GpuEntry> gpu = find_gpu(in.gpu_id);
-    if (!gpu.ok) return RS::failure(gpu.error);
+    if (!gpu.ok) return Result<bool>::failure(gpu.error);
     r.gpu_id = gpu.value.id;
     r.gpu_name = gpu.value.name;
     r.gpu_memory_bytes = gpu.value.memory_bytes;
@@ -110,6 +116,14 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     r.kv_pool_bytes = in.kv_memory_bytes;
     r.notes.push_back("KV memory given (per GPU): the engine's budget arithmetic is bypassed");
   }
+  return Result<bool>::success(true);
+}
+
+// The engine's context limit and max_model_len, its block, the layers that keep caches
+// (m.kv_shape), and the workload's KV paged in the block.
+Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, PlanModel& m,
+                            PlanReport& r) {
+  const ModelShape& shape = r.estimate.shape;
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = engine.context_limit(shape);
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len
@@ -120,10 +134,9 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
                       r.context_limit.explanation);
   }
   if (r.max_model_len == 0) {
-    return RS::failure(make_error(kMissingField, "max_model_len",
-                                  "required: the config has no max_position_embeddings"));
+    return Result<bool>::failure(make_error(kMissingField, "max_model_len",
+                                            "required: the config has no max_position_embeddings"));
   }
-
   // Paging: the block given, else the engine's default.
   r.block_size_tokens = in.block_size_tokens;
   if (engine.default_block_size != nullptr && in.block_size_tokens == 0) {
@@ -137,48 +150,54 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   if (context_follows) r.estimate.workload.context_tokens = r.max_model_len;
   const bool ssm_changed = engine_ssm_state_dtype(engine, in, r);
   const bool kv_changed = engine_sparse_mla_layout(engine, in, r);
-  ModelShape kv_shape = shape;
-  if (with_draft) {
-    kv_shape.layers.insert(kv_shape.layers.end(), shape.draft_layers.begin(),
-                           shape.draft_layers.end());
+  m.kv_shape = shape;  // as the engine's state dtype and layout left it
+  if (m.with_draft) {
+    m.kv_shape.layers.insert(m.kv_shape.layers.end(), shape.draft_layers.begin(),
+                             shape.draft_layers.end());
   }
-  if (context_follows || ssm_changed || kv_changed || with_draft || options_changed ||
+  if (context_follows || ssm_changed || kv_changed || m.with_draft || m.options_changed ||
       r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
-        estimate_kv(kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
-    if (!paged.ok) return RS::failure(paged.error);
+        estimate_kv(m.kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+    if (!paged.ok) return Result<bool>::failure(paged.error);
     r.estimate.kv = paged.value;
   }
+  return Result<bool>::success(true);
+}
 
-  // Each pipeline stage on one of its GPUs; the replica is as large as its tightest stage.
-  r.tensor_parallel = in.tensor_parallel;
-  r.pipeline_parallel = in.pipeline_parallel;
-  const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
-  // llama.cpp's GPUs are one server's devices, not replicas.
-  r.data_parallel = in.gpus == 0 || engine.one_server_devices ? 1 : in.gpus / per_replica;
+// The engine run on one GPU of each pipeline stage: the tightest stage's report, every stage's
+// load, and one replica's weights and pools over its GPUs.
+struct StageRuns {
   PlanReport tightest;
   size_t tightest_rank = 0;
-  CheckedU64 replica_weights, replica_pool;  // every GPU of one replica
   std::vector<GpuLoad> loads;
+  CheckedU64 replica_weights, replica_pool;
   bool all_start = true;
+};
+
+Result<StageRuns> run_stages(const EngineProfile& engine, const PlanInput& in, const PlanModel& m,
+                             PlanReport& r) {
+  using RR = Result<StageRuns>;
+  const ModelShape& shape = r.estimate.shape;
   const Result<PipelineStages> stages =
       pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
-  if (!stages.ok) return RS::failure(stages.error);
+  if (!stages.ok) return RR::failure(stages.error);
+  StageRuns runs;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     Result<GpuLoad> load =
-        remembered_load(known_entry, in, shape, r.weights, rank, stages.value, with_draft);
-    if (!load.ok) return RS::failure(load.error);
-    if (known_total != 0)
-      load.value.gpu_weights = given_weights(in, known_total, load.value.gpu_weights);
+        remembered_load(*m.known, in, shape, r.weights, rank, stages.value, m.with_draft);
+    if (!load.ok) return RR::failure(load.error);
+    if (m.known_total != 0)
+      load.value.gpu_weights = given_weights(in, m.known_total, load.value.gpu_weights);
     const auto [first, end] = pipeline_layers(shape.layers.size(), rank, stages.value);
     PlanReport stage = r;
     stage.weights_bytes = load.value.gpu_weights.total;
     stage.gpu_weights = load.value.gpu_weights;
-    loads.push_back(load.value);
-    const ModelShape& gpu_shape = loads.back().gpu_shape;
+    runs.loads.push_back(load.value);
+    const ModelShape& gpu_shape = runs.loads.back().gpu_shape;
     Result<PlanReport> run = engine.plan_gpu(std::move(stage), gpu_shape, in);
-    if (!run.ok) return RS::failure(run.error);
+    if (!run.ok) return RR::failure(run.error);
     const PlanReport& s = run.value;
     uint32_t kv_heads = 0;
     for (const LayerSpec& l : gpu_shape.layers) {
@@ -189,30 +208,39 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     }
     r.stages.push_back(PlanStage{first, end - first, kv_heads, s.weights_bytes, s.kv_pool_bytes,
                                  s.num_blocks, s.max_concurrency, s.starts});
-    replica_weights += CheckedU64(s.weights_bytes) * in.tensor_parallel;
-    replica_pool += CheckedU64(s.kv_pool_bytes) * in.tensor_parallel;
-    all_start = all_start && s.starts;
+    runs.replica_weights += CheckedU64(s.weights_bytes) * in.tensor_parallel;
+    runs.replica_pool += CheckedU64(s.kv_pool_bytes) * in.tensor_parallel;
+    runs.all_start = runs.all_start && s.starts;
     // Equal concurrency (whole sequences): the stage one request needs more of is the tighter.
-    if (rank == 0 || s.max_concurrency < tightest.max_concurrency ||
-        (s.max_concurrency == tightest.max_concurrency &&
-         s.kv_bytes_needed > tightest.kv_bytes_needed)) {
-      tightest = run.value;
-      tightest_rank = rank;
+    if (rank == 0 || s.max_concurrency < runs.tightest.max_concurrency ||
+        (s.max_concurrency == runs.tightest.max_concurrency &&
+         s.kv_bytes_needed > runs.tightest.kv_bytes_needed)) {
+      runs.tightest = run.value;
+      runs.tightest_rank = rank;
     }
   }
+  return RR::success(std::move(runs));
+}
+
+// The replica as large as its tightest stage: the stages, totals over the data-parallel
+// replicas, whether all start, the context limit, and the workload paged in the engine's block.
+Result<bool> combine_stages(const EngineProfile& engine, const PlanInput& in, const PlanModel& m,
+                            PlanReport& r, StageRuns& runs) {
+  using RB = Result<bool>;
+  PlanReport& tightest = runs.tightest;
   tightest.stages = std::move(r.stages);
   tightest.tensor_parallel = r.tensor_parallel;
   tightest.pipeline_parallel = r.pipeline_parallel;
   tightest.data_parallel = r.data_parallel;
-  const CheckedU64 total_weights = replica_weights * r.data_parallel;
-  const CheckedU64 total_pool = replica_pool * r.data_parallel;
+  const CheckedU64 total_weights = runs.replica_weights * r.data_parallel;
+  const CheckedU64 total_pool = runs.replica_pool * r.data_parallel;
   if (total_weights.overflowed() || total_pool.overflowed()) {
-    return RS::failure(
+    return RB::failure(
         make_error(kOutOfRange, "gpus", "weights or KV pools over all GPUs exceed 2^64-1 bytes"));
   }
   tightest.total_weights_bytes = total_weights.value();
   tightest.total_kv_pool_bytes = total_pool.value();
-  tightest.starts = all_start;
+  tightest.starts = runs.all_start;
   // A pool no length exhausts (no layer keeps tokens) reaches the search's ceiling, which is not
   // a figure to show: the report says unbounded instead.
   if (tightest.max_context >= engines::kMaxSearchTokens) {
@@ -229,34 +257,41 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
     tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
     const Result<KvEstimate> paged = estimate_kv(
-        kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
-    if (!paged.ok) return RS::failure(paged.error);
+        m.kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
+    if (!paged.ok) return RB::failure(paged.error);
     tightest.estimate.kv = paged.value;
   }
   if (engine.one_server_devices) {  // its workload is the K + V buffers it allocates
-    tightest.estimate.kv.kv_bytes_total = replica_pool.value();
+    tightest.estimate.kv.kv_bytes_total = runs.replica_pool.value();
   }
-  const bool full = memo == nullptr || !memo->capacity_only;
+  return RB::success(true);
+}
+
+// What a plan estimates beyond capacity: the rooflines and the launch command (`full`), the
+// target's fit and the workload's concurrency.
+Result<bool> add_estimates(const EngineProfile& engine, const PlanInput& in, bool full,
+                           StageRuns& runs) {
+  using RB = Result<bool>;
+  PlanReport& tightest = runs.tightest;
+  const ModelShape& tightest_shape = runs.loads[runs.tightest_rank].gpu_shape;
   if (full) {
-    const Result<PlanRoofline> estimate_roofline =
-        plan_roofline(in, tightest, loads, loads[tightest_rank].gpu_shape);
-    if (!estimate_roofline.ok) return RS::failure(estimate_roofline.error);
+    const Result<PlanRoofline> estimate_roofline = plan_roofline(in, tightest, runs.loads, tightest_shape);
+    if (!estimate_roofline.ok) return RB::failure(estimate_roofline.error);
     tightest.roofline = estimate_roofline.value;
   }
   if (engine.one_server_devices && in.require_concurrency != 0) {
-    return RS::failure(make_error(kInvalidValue, "require_concurrency",
+    return RB::failure(make_error(kInvalidValue, "require_concurrency",
                                   "llama.cpp allocates its buffers for what it is asked: N "
                                   "sequences are --parallel N with -c N x the context"));
   }
   if (!engine.one_server_devices) {  // llama.cpp sizes its buffers to the request
-    const Result<TargetFit> target = plan_target(in, tightest, loads[tightest_rank].gpu_shape);
-    if (!target.ok) return RS::failure(target.error);
+    const Result<TargetFit> target = plan_target(in, tightest, tightest_shape);
+    if (!target.ok) return RB::failure(target.error);
     tightest.target = target.value;
   }
   if (!in.prompt_lengths.empty() || !in.output_lengths.empty()) {
-    const Result<WorkloadCapacity> workload =
-        plan_workload(in, tightest, loads[tightest_rank].gpu_shape);
-    if (!workload.ok) return RS::failure(workload.error);
+    const Result<WorkloadCapacity> workload = plan_workload(in, tightest, tightest_shape);
+    if (!workload.ok) return RB::failure(workload.error);
     tightest.has_workload = true;
     tightest.workload = workload.value;
   }
@@ -269,7 +304,39 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
     tightest.launch_command = std::move(launch.command);
     tightest.launch_unexpressed = std::move(unexpressed);
   }
-  return RS::success(PlanState{std::move(tightest), std::move(loads), tightest_rank});
+  return RB::success(true);
+}
+
+}  // namespace
+
+Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
+  using RS = Result<PlanState>;
+  Result<PlanReport> checked = validate_plan_input(in);
+  if (!checked.ok) return RS::failure(checked.error);
+  PlanReport r = std::move(checked.value);
+  r.engine = in.engine;
+  const EngineProfile& engine = *find_engine_profile(in.engine);  // validate_plan_input() found it
+  PlanMemo own;  // without a caller's memo, this plan's alone
+  Result<PlanModel> model = resolve_plan_model(engine, in, memo ? *memo : own, r);
+  if (!model.ok) return RS::failure(model.error);
+  if (const Result<bool> card = resolve_card(in, r); !card.ok) return RS::failure(card.error);
+  if (const Result<bool> context = settle_context(engine, in, model.value, r); !context.ok)
+    return RS::failure(context.error);
+  // Each pipeline stage on one of its GPUs; the replica is as large as its tightest stage.
+  r.tensor_parallel = in.tensor_parallel;
+  r.pipeline_parallel = in.pipeline_parallel;
+  const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
+  // llama.cpp's GPUs are one server's devices, not replicas.
+  r.data_parallel = in.gpus == 0 || engine.one_server_devices ? 1 : in.gpus / per_replica;
+  Result<StageRuns> runs = run_stages(engine, in, model.value, r);
+  if (!runs.ok) return RS::failure(runs.error);
+  if (const Result<bool> combined = combine_stages(engine, in, model.value, r, runs.value); !combined.ok)
+    return RS::failure(combined.error);
+  const bool full = memo == nullptr || !memo->capacity_only;
+  if (const Result<bool> added = add_estimates(engine, in, full, runs.value); !added.ok)
+    return RS::failure(added.error);
+  return RS::success(PlanState{std::move(runs.value.tightest), std::move(runs.value.loads),
+                               runs.value.tightest_rank});
 }
 
 Result<PlanReport> plan(const PlanInput& in) {

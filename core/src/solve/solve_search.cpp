@@ -134,196 +134,201 @@ SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, u
   return o;
 }
 
-}  // namespace
+// One GPU type's search: each weight and KV choice over the replica layouts, the best per choice
+// (best_), then the report's options, the closest miss and why cheaper layouts fall short.
+class CardSearch {
+ public:
+  CardSearch(const Search& s, const Card& card, PlanMemo& memo, uint64_t& budget)
+      : s_(s), o_(s.options), card_(card), budget_(budget), plans_{memo},
+        choices_(s.weight_choices.size() * s.kv_choices.size()), best_(choices_, -1),
+        least_(choices_, 0) {
+    out_.gpu.gpu_id = card.id;
+    out_.gpu.gpu_name = card.name;
+    out_.gpu.memory_bytes = card.memory_bytes;
+    out_.gpu.priced = card.priced;
+    out_.gpu.usd_per_hour = card.usd_per_hour;
+    out_.gpu.price_source = card.price_source;
+    for (size_t c = 0; c < choices_; ++c) {
+      const CheckedU64 need =
+          CheckedU64(s.kv_choices[c % s.kv_choices.size()].bytes_per_sequence) * o_.concurrency +
+          s.weight_choices[c / s.kv_choices.size()].bytes;
+      least_[c] = need.overflowed() ? UINT64_MAX : ceil_div(need.value(), card.memory_bytes);
+    }
+    memo.capacity_only = !speed_targets(o_);
+  }
 
-Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo,
-                               uint64_t& budget) {
-  using RC = Result<CardResult>;
-  const SolveOptions& o = s.options;
-  CardResult out;
-  out.gpu.gpu_id = card.id;
-  out.gpu.gpu_name = card.name;
-  out.gpu.memory_bytes = card.memory_bytes;
-  out.gpu.priced = card.priced;
-  out.gpu.usd_per_hour = card.usd_per_hour;
-  out.gpu.price_source = card.price_source;
-  const size_t choices = s.weight_choices.size() * s.kv_choices.size();
-  std::vector<int> best(choices, -1);             // per choice, its trial with the fewest GPUs
-  // GPUs every layout of a choice needs at least: its weights and the sequences' caches.
-  std::vector<uint64_t> least(choices, 0);
-  for (size_t c = 0; c < choices; ++c) {
-    const CheckedU64 need =
-        CheckedU64(s.kv_choices[c % s.kv_choices.size()].bytes_per_sequence) * o.concurrency +
-        s.weight_choices[c / s.kv_choices.size()].bytes;
-    least[c] = need.overflowed() ? UINT64_MAX : ceil_div(need.value(), card.memory_bytes);
+  Result<CardResult> run();
+
+ private:
+  size_t changes(size_t c) const { return c / s_.kv_choices.size() + c % s_.kv_choices.size(); }
+  uint64_t best_gpus(size_t c) const { return trials_[static_cast<size_t>(best_[c])].gpus(); }
+  uint64_t limit_for(size_t c) const;
+  bool bounded_out(Trial& t, size_t c, uint64_t limit);
+  Result<bool> try_layout(uint32_t tp, uint32_t pp, size_t c);
+  Result<bool> add_best_options();
+  Result<bool> add_closest_miss();
+  void add_cheaper_failures();
+
+  const Search& s_;
+  const SolveOptions& o_;
+  const Card& card_;
+  uint64_t& budget_;  // plans left for the whole solve
+  Planner plans_;
+  const size_t choices_;  // weight choice w, KV choice k as c = w x kv choices + k
+  std::vector<int> best_;        // per choice, its trial with the fewest GPUs
+  std::vector<uint64_t> least_;  // per choice, the GPUs its weights and sequences' caches need at least
+  std::vector<Trial> trials_;
+  uint64_t card_best_ = 0;
+  CardResult out_;
+};
+
+// A choice is searched up to its own best, below the best of every choice nearer the checkpoint
+// (else it is not worth its changes), and not past twice the card's best.
+uint64_t CardSearch::limit_for(size_t c) const {
+  uint64_t limit = best_[c] >= 0 ? best_gpus(c) : card_best_ != 0 ? 2 * card_best_ : o_.max_gpus;
+  for (size_t d = 0; d < choices_; ++d) {
+    if (best_[d] >= 0 && changes(d) < changes(c)) limit = std::min(limit, best_gpus(d) - 1);
   }
-  std::vector<Trial> trials;
-  Planner plans{memo};
-  memo.capacity_only = !speed_targets(o);
-  uint64_t card_best = 0;
-  // One replica layout for choice c (weights w, KV k), unless it cannot beat the limit.
-  const auto try_layout = [&](uint32_t tp, uint32_t pp, size_t c) -> Result<bool> {
-    const size_t w = c / s.kv_choices.size(), k = c % s.kv_choices.size();
-    const uint64_t size = uint64_t{tp} * pp;
-    // A choice is searched up to its own best, below the best of every choice nearer the
-    // checkpoint (else it is not worth its changes), and not past twice the card's best; one
-    // whose weights and sequences outgrow max_gpus cards, no further.
-    uint64_t limit = best[c] >= 0 ? trials[static_cast<size_t>(best[c])].gpus()
-                     : card_best != 0 ? 2 * card_best
-                                      : o.max_gpus;
-    for (size_t d = 0; d < choices; ++d) {
-      const size_t changes_d = d / s.kv_choices.size() + d % s.kv_choices.size();
-      if (best[d] >= 0 && changes_d < w + k)
-        limit = std::min(limit, trials[static_cast<size_t>(best[d])].gpus() - 1);
+  return limit;
+}
+
+// Whether `t` is settled without a plan: its choice outgrows max_gpus cards, or no GPU of the
+// replica holds its share of the weights, or all its memory holds too few sequences to beat the
+// limit; each said as a trial (the first outgrowing layout only).
+bool CardSearch::bounded_out(Trial& t, size_t c, uint64_t limit) {
+  const uint64_t size = t.replica_gpus();
+  const std::string& kv_name = s_.kv_choices[t.kv].name;
+  if (least_[c] > o_.max_gpus) {
+    if (size == 1) {
+      t.kv_name = kv_name;
+      t.constraint = "max_gpus";
+      t.reason = "its weights and " + with_commas(o_.concurrency) + " sequences' caches need " +
+                 "at least " + with_commas(least_[c]) + " GPUs of " +
+                 format_gb(card_.memory_bytes) + ", more than max_gpus " + with_commas(o_.max_gpus);
+      trials_.push_back(t);
     }
-    if (size > limit) return Result<bool>::success(false);
-    Trial t;
-    t.tp = tp;
-    t.pp = pp;
-    t.weight = w;
-    t.kv = k;
-    if (least[c] > o.max_gpus) {  // said once, at the first layout
-      if (size == 1) {
-        t.kv_name = s.kv_choices[k].name;
-        t.constraint = "max_gpus";
-        t.reason = "its weights and " + with_commas(o.concurrency) + " sequences' caches need " +
-                   "at least " + with_commas(least[c]) + " GPUs of " +
-                   format_gb(card.memory_bytes) + ", more than max_gpus " +
-                   with_commas(o.max_gpus);
-        trials.push_back(t);
-      }
-      return Result<bool>::success(false);
-    }
-    // No GPU of a replica holds less than its share of the weights, and all its memory holds at
-    // most this many sequences: replicas of it that cannot beat the limit are not planned.
-    if (const uint64_t whole = s.weight_choices[w].bytes; whole != 0) {
-      const CheckedU64 memory = CheckedU64(card.memory_bytes) * size;
-      const uint64_t per_sequence = std::max<uint64_t>(1, s.kv_choices[k].bytes_per_sequence);
-      const uint64_t at_most = memory.overflowed() || memory.value() <= whole
-                                   ? 0
-                                   : (memory.value() - whole) / per_sequence;
-      if (at_most == 0 && whole / size > card.memory_bytes) {
-        t.kv_name = s.kv_choices[k].name;
-        t.constraint = "weights";
-        t.reason = "the weights (" + format_gb(whole) + ") are more than " +
-                   (size == 1 ? "the " + format_gb(card.memory_bytes) + " of one GPU"
-                              : std::to_string(size) + " GPUs of " + format_gb(card.memory_bytes) +
-                                    " hold");
-        trials.push_back(t);
-        return Result<bool>::success(false);
-      }
-      if (at_most == 0 || size * ceil_div(o.concurrency, at_most) > limit) {
-        // Not planned: even all its memory less the weights falls short (said only for layouts
-        // with fewer GPUs than the best, which is what the report explains).
-        t.kv_name = s.kv_choices[k].name;
-        t.constraint = "kv_pool";
-        t.reason = at_most == 0
-                       ? "all " + format_gb(memory.value()) + " less the weights (" +
-                             format_gb(whole) + ") holds less than one sequence of " +
-                             with_commas(s.context_tokens) + " tokens (" +
-                             format_gb(s.kv_choices[k].bytes_per_sequence) + ")"
-                       : "all its memory less the weights holds at most " +
-                             with_commas(at_most) + " of " + with_commas(o.concurrency) +
-                             " sequences per replica";
-        trials.push_back(t);
-        return Result<bool>::success(false);
-      }
-    }
-    if (plans.plans >= budget) {
-      out.gpu.search_cut = true;
-      return Result<bool>::success(false);
-    }
-    const Result<PlanState> p = s.engine->one_server_devices ? plan_server(s, card, t, plans)
-                                                             : plan_replica(s, card, t, plans);
-    if (!p.ok) {
-      const std::string& field = p.error.field;
-      if (field != "tensor_parallel" && field != "pipeline_parallel")
-        return Result<bool>::failure(p.error);
-      t.constraint = field == "tensor_parallel" ? "heads" : "layers";
-      t.reason = p.error.message;
-      trials.push_back(t);
-      return Result<bool>::success(false);
-    }
-    if (t.works) {
-      const Result<bool> sized = size_replicas(s, p.value, t);
-      if (!sized.ok) return sized;
-    }
-    if (t.works && t.gpus() > o.max_gpus) {
-      t.constraint = t.dp > t.dp_for_pool ? "decode_speed" : "max_gpus";
-      t.reason = "needs " + std::to_string(t.dp) + " replicas of " + std::to_string(size) + " = " +
-                 with_commas(t.gpus()) + " GPUs, more than max_gpus " + with_commas(o.max_gpus);
-    }
-    trials.push_back(t);
-    const Trial& added = trials.back();
-    if (added.works && added.gpus() <= o.max_gpus &&
-        (best[c] < 0 || added.gpus() < trials[static_cast<size_t>(best[c])].gpus())) {
-      best[c] = static_cast<int>(trials.size() - 1);
-      card_best = card_best == 0 ? added.gpus() : std::min(card_best, added.gpus());
-    }
-    return Result<bool>::success(true);
-  };
-  // Each choice from the one that needs the least memory, whose best bounds the others' search.
-  std::vector<size_t> order(choices);
-  for (size_t c = 0; c < choices; ++c) order[c] = c;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return least[a] < least[b]; });
-  const std::vector<std::pair<uint32_t, uint32_t>> all = layouts(s);
-  for (size_t c : order) {
-    for (const auto& [tp, pp] : all) {
-      const Result<bool> tried = try_layout(tp, pp, c);
-      if (!tried.ok) return RC::failure(tried.error);
-    }
+    return true;
   }
-  budget -= std::min(budget, plans.plans);
-  out.gpu.plans_run = plans.plans;
-  for (size_t c = 0; c < choices; ++c) {
-    if (best[c] < 0) continue;
-    const Trial& t = trials[static_cast<size_t>(best[c])];
-    // A choice no better than one nearer the checkpoint is not an option worth its changes.
+  const uint64_t whole = s_.weight_choices[t.weight].bytes;
+  if (whole == 0) return false;
+  const CheckedU64 memory = CheckedU64(card_.memory_bytes) * size;
+  const uint64_t per_sequence = std::max<uint64_t>(1, s_.kv_choices[t.kv].bytes_per_sequence);
+  const uint64_t at_most =
+      memory.overflowed() || memory.value() <= whole ? 0 : (memory.value() - whole) / per_sequence;
+  if (at_most == 0 && whole / size > card_.memory_bytes) {
+    t.kv_name = kv_name;
+    t.constraint = "weights";
+    t.reason = "the weights (" + format_gb(whole) + ") are more than " +
+               (size == 1 ? "the " + format_gb(card_.memory_bytes) + " of one GPU"
+                          : std::to_string(size) + " GPUs of " + format_gb(card_.memory_bytes) +
+                                " hold");
+    trials_.push_back(t);
+    return true;
+  }
+  if (at_most != 0 && size * ceil_div(o_.concurrency, at_most) <= limit) return false;
+  // Not planned: even all its memory less the weights falls short (said only for layouts with
+  // fewer GPUs than the best, which is what the report explains).
+  t.kv_name = kv_name;
+  t.constraint = "kv_pool";
+  t.reason = at_most == 0 ? "all " + format_gb(memory.value()) + " less the weights (" +
+                                format_gb(whole) + ") holds less than one sequence of " +
+                                with_commas(s_.context_tokens) + " tokens (" +
+                                format_gb(s_.kv_choices[t.kv].bytes_per_sequence) + ")"
+                          : "all its memory less the weights holds at most " +
+                                with_commas(at_most) + " of " + with_commas(o_.concurrency) +
+                                " sequences per replica";
+  trials_.push_back(t);
+  return true;
+}
+
+// One replica layout for choice c (weights w, KV k), unless it cannot beat the limit.
+Result<bool> CardSearch::try_layout(uint32_t tp, uint32_t pp, size_t c) {
+  Trial t;
+  t.tp = tp;
+  t.pp = pp;
+  t.weight = c / s_.kv_choices.size();
+  t.kv = c % s_.kv_choices.size();
+  const uint64_t limit = limit_for(c);
+  if (t.replica_gpus() > limit || bounded_out(t, c, limit)) return Result<bool>::success(false);
+  if (plans_.plans >= budget_) {
+    out_.gpu.search_cut = true;
+    return Result<bool>::success(false);
+  }
+  const Result<PlanState> p = s_.engine->one_server_devices ? plan_server(s_, card_, t, plans_)
+                                                            : plan_replica(s_, card_, t, plans_);
+  if (!p.ok) {
+    const std::string& field = p.error.field;
+    if (field != "tensor_parallel" && field != "pipeline_parallel") return Result<bool>::failure(p.error);
+    t.constraint = field == "tensor_parallel" ? "heads" : "layers";
+    t.reason = p.error.message;
+    trials_.push_back(t);
+    return Result<bool>::success(false);
+  }
+  if (t.works) {
+    const Result<bool> sized = size_replicas(s_, p.value, t);
+    if (!sized.ok) return sized;
+  }
+  if (t.works && t.gpus() > o_.max_gpus) {
+    t.constraint = t.dp > t.dp_for_pool ? "decode_speed" : "max_gpus";
+    t.reason = "needs " + std::to_string(t.dp) + " replicas of " + std::to_string(t.replica_gpus()) +
+               " = " + with_commas(t.gpus()) + " GPUs, more than max_gpus " + with_commas(o_.max_gpus);
+  }
+  trials_.push_back(t);
+  const Trial& added = trials_.back();
+  if (added.works && added.gpus() <= o_.max_gpus && (best_[c] < 0 || added.gpus() < best_gpus(c))) {
+    best_[c] = static_cast<int>(trials_.size() - 1);
+    card_best_ = card_best_ == 0 ? added.gpus() : std::min(card_best_, added.gpus());
+  }
+  return Result<bool>::success(true);
+}
+
+// Each choice's best, unless a choice nearer the checkpoint is as good: not worth its changes.
+Result<bool> CardSearch::add_best_options() {
+  for (size_t c = 0; c < choices_; ++c) {
+    if (best_[c] < 0) continue;
+    const Trial& t = trials_[static_cast<size_t>(best_[c])];
     bool dominated = false;
-    for (size_t d = 0; d < choices && !dominated; ++d) {
-      const size_t changes_d = d / s.kv_choices.size() + d % s.kv_choices.size();
-      dominated = best[d] >= 0 && changes_d < t.weight + t.kv &&
-                  trials[static_cast<size_t>(best[d])].gpus() <= t.gpus();
-    }
+    for (size_t d = 0; d < choices_ && !dominated; ++d)
+      dominated = best_[d] >= 0 && changes(d) < t.weight + t.kv && best_gpus(d) <= t.gpus();
     if (dominated) continue;
-    Result<SolveOption> option = option_of(s, card, t, t.dp, plans);
-    if (!option.ok) return RC::failure(option.error);
-    out.options.push_back(Ranked{std::move(option.value), t.weight + t.kv});
-    const uint64_t gpus = out.options.back().option.gpus;
-    out.gpu.best_gpus = out.gpu.best_gpus == 0 ? gpus : std::min(out.gpu.best_gpus, gpus);
+    Result<SolveOption> option = option_of(s_, card_, t, t.dp, plans_);
+    if (!option.ok) return Result<bool>::failure(option.error);
+    out_.options.push_back(Ranked{std::move(option.value), t.weight + t.kv});
+    const uint64_t gpus = out_.options.back().option.gpus;
+    out_.gpu.best_gpus = out_.gpu.best_gpus == 0 ? gpus : std::min(out_.gpu.best_gpus, gpus);
   }
-  out.gpu.met = out.gpu.best_gpus != 0;
-  if (!out.gpu.met) {
-    // The closest miss: the working replica that holds the most within max_gpus, else the
-    // largest layout tried, with why it fails.
-    // A failing layout ranks by how few GPUs its choice needs at least, then by its size.
-    const auto holds = [&](const Trial& t) {
-      const double needs = static_cast<double>(least[t.weight * s.kv_choices.size() + t.kv]);
-      return t.works ? t.fit * static_cast<double>(std::max<uint64_t>(1, o.max_gpus / t.replica_gpus()))
-                     : -needs + 1e-6 * static_cast<double>(t.replica_gpus());
-    };
-    const auto closest = std::max_element(
-        trials.begin(), trials.end(),
-        [&](const Trial& a, const Trial& b) { return holds(a) < holds(b); });
-    if (closest != trials.end()) {
-      const uint64_t dp =
-          closest->works ? std::max<uint64_t>(1, o.max_gpus / closest->replica_gpus()) : 1;
-      Result<SolveOption> miss = option_of(s, card, *closest, dp, plans);
-      if (!miss.ok) return RC::failure(miss.error);
-      miss.value.meets_target = false;
-      if (miss.value.binding_constraint.empty()) {
-        miss.value.binding_constraint =
-            closest->constraint.empty() ? "max_gpus" : closest->constraint;
-        miss.value.reason = closest->reason;
-      }
-      out.options.push_back(Ranked{std::move(miss.value), closest->weight + closest->kv});
-    }
+  return Result<bool>::success(true);
+}
+
+// The closest miss: the working replica that holds the most within max_gpus, else the largest
+// layout tried, with why it fails. A failing layout ranks by how few GPUs its choice needs at
+// least, then by its size.
+Result<bool> CardSearch::add_closest_miss() {
+  const auto holds = [&](const Trial& t) {
+    const double needs = static_cast<double>(least_[t.weight * s_.kv_choices.size() + t.kv]);
+    return t.works ? t.fit * static_cast<double>(std::max<uint64_t>(1, o_.max_gpus / t.replica_gpus()))
+                   : -needs + 1e-6 * static_cast<double>(t.replica_gpus());
+  };
+  const auto closest = std::max_element(
+      trials_.begin(), trials_.end(), [&](const Trial& a, const Trial& b) { return holds(a) < holds(b); });
+  if (closest == trials_.end()) return Result<bool>::success(false);
+  const uint64_t dp = closest->works ? std::max<uint64_t>(1, o_.max_gpus / closest->replica_gpus()) : 1;
+  Result<SolveOption> miss = option_of(s_, card_, *closest, dp, plans_);
+  if (!miss.ok) return Result<bool>::failure(miss.error);
+  miss.value.meets_target = false;
+  if (miss.value.binding_constraint.empty()) {
+    miss.value.binding_constraint = closest->constraint.empty() ? "max_gpus" : closest->constraint;
+    miss.value.reason = closest->reason;
   }
-  // Layouts with fewer GPUs than the best (all of them when none meets): why each falls short.
-  const uint64_t bound = out.gpu.met ? out.gpu.best_gpus : UINT64_MAX;
+  out_.options.push_back(Ranked{std::move(miss.value), closest->weight + closest->kv});
+  return Result<bool>::success(true);
+}
+
+// Layouts with fewer GPUs than the best (all of them when none meets): why each falls short.
+void CardSearch::add_cheaper_failures() {
+  const uint64_t bound = out_.gpu.met ? out_.gpu.best_gpus : UINT64_MAX;
   std::vector<Trial> shorter;
-  for (const Trial& t : trials) {
+  for (const Trial& t : trials_) {
     if (t.replica_gpus() < bound && !(t.works && t.gpus() < bound)) shorter.push_back(t);
   }
   std::stable_sort(shorter.begin(), shorter.end(), [](const Trial& a, const Trial& b) {
@@ -331,8 +336,7 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
                                                 : a.weight + a.kv < b.weight + b.kv;
   });
   for (Trial& t : shorter) {
-    if (out.gpu.cheaper_failures.size() >= kMaxCheaperFailures) break;
-
+    if (out_.gpu.cheaper_failures.size() >= kMaxCheaperFailures) break;
     // One the memory bound spared is planned now, so it fails in the engine's own words.
     if (!t.planned && t.constraint == "kv_pool") {
       Trial planned;
@@ -340,26 +344,55 @@ Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo
       planned.pp = t.pp;
       planned.weight = t.weight;
       planned.kv = t.kv;
-      const Result<PlanState> p = s.engine->one_server_devices
-                                      ? plan_server(s, card, planned, plans)
-                                      : plan_replica(s, card, planned, plans);
+      const Result<PlanState> p = s_.engine->one_server_devices
+                                      ? plan_server(s_, card_, planned, plans_)
+                                      : plan_replica(s_, card_, planned, plans_);
       if (p.ok) {
-        if (planned.works) planned.dp_for_pool = planned.dp = ceil_div(o.concurrency, planned.capacity);
+        if (planned.works) planned.dp_for_pool = planned.dp = ceil_div(o_.concurrency, planned.capacity);
         t = planned;
       }
     }
-    SolveOption failure = cheaper_failure(s, card, t, out.gpu.met ? bound : o.max_gpus + 1);
+    SolveOption failure = cheaper_failure(s_, card_, t, out_.gpu.met ? bound : o_.max_gpus + 1);
     // TP and PP of one size often fall short alike: one row says it.
     const bool said = std::any_of(
-        out.gpu.cheaper_failures.begin(), out.gpu.cheaper_failures.end(), [&](const SolveOption& f) {
+        out_.gpu.cheaper_failures.begin(), out_.gpu.cheaper_failures.end(), [&](const SolveOption& f) {
           return f.gpus == failure.gpus && f.kv_dtype == failure.kv_dtype &&
                  f.weights_choice == failure.weights_choice && f.reason == failure.reason;
         });
-    if (!said) out.gpu.cheaper_failures.push_back(std::move(failure));
+    if (!said) out_.gpu.cheaper_failures.push_back(std::move(failure));
   }
-  out.gpu.plans_run = plans.plans;
-  return RC::success(std::move(out));
+}
+
+Result<CardResult> CardSearch::run() {
+  using RC = Result<CardResult>;
+  // Each choice from the one that needs the least memory, whose best bounds the others' search.
+  std::vector<size_t> order(choices_);
+  for (size_t c = 0; c < choices_; ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return least_[a] < least_[b]; });
+  const std::vector<std::pair<uint32_t, uint32_t>> all = layouts(s_);
+  for (size_t c : order) {
+    for (const auto& [tp, pp] : all) {
+      const Result<bool> tried = try_layout(tp, pp, c);
+      if (!tried.ok) return RC::failure(tried.error);
+    }
+  }
+  budget_ -= std::min(budget_, plans_.plans);
+  out_.gpu.plans_run = plans_.plans;
+  if (const Result<bool> added = add_best_options(); !added.ok) return RC::failure(added.error);
+  out_.gpu.met = out_.gpu.best_gpus != 0;
+  if (!out_.gpu.met) {
+    if (const Result<bool> added = add_closest_miss(); !added.ok) return RC::failure(added.error);
+  }
+  add_cheaper_failures();
+  out_.gpu.plans_run = plans_.plans;
+  return RC::success(std::move(out_));
+}
+
+}  // namespace
+
+Result<CardResult> search_card(const Search& s, const Card& card, PlanMemo& memo,
+                               uint64_t& budget) {
+  return CardSearch(s, card, memo, budget).run();
 }
 
 }  // namespace kvscope::solve_search
-
