@@ -21,6 +21,190 @@ std::string bytes_line(uint64_t bytes) {
   return with_commas(bytes) + " bytes = " + format_gb(bytes) + " = " + format_gib(bytes);
 }
 
+// The plan's title line and its weights: per GPU, as stored, the checkpoint, each module.
+void print_plan_weights(const PlanReport& p, std::ostream& out) {
+  const EstimateReport& e = p.estimate;
+  out << "kvscope plan: " << e.model_name << " on "
+      << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
+      << (p.engine_version.empty() ? std::string() : " " + p.engine_version_label) << ", KV "
+      << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
+  out << "  weights            " << bytes_line(p.weights_bytes) << " per GPU ("
+      << with_commas(p.params.total) << " parameters)\n";
+  out << "    stored as        " << p.weights_source << "\n";
+  if (p.checkpoint_weights_bytes != 0) {
+    out << "    checkpoint       " << bytes_line(p.checkpoint_weights_bytes)
+        << (p.params.draft != 0 ? " (with " + with_commas(p.params.draft) +
+                                      " parameters of MTP layers, not loaded without speculative "
+                                      "decoding)"
+                                : std::string())
+        << "\n";
+  }
+  for (const ModuleBytes& m : p.gpu_weights.modules) {
+    char line[160];
+    std::snprintf(line, sizeof line, "    %-16s %-44s %s\n",
+                  (std::string(module_class_name(m.module)) + (m.draft ? " (MTP)" : "")).c_str(),
+                  m.format.c_str(), format_gb(m.bytes).c_str());
+    out << line;
+  }
+}
+
+// The card and the engine's budget on it, the state and KV pools, the parallelism.
+void print_plan_budget(const PlanReport& p, std::ostream& out) {
+  if (!p.kv_memory_given) {
+    out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
+    if (p.activation_bytes != 0) {  // vLLM's profiled budget
+      out << "  requested          " << bytes_line(p.requested_bytes)
+          << " (gpu_memory_utilization)\n";
+      out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
+      out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
+      if (p.cudagraph_bytes != 0)
+        out << "  CUDA graphs        " << bytes_line(p.cudagraph_bytes) << "\n";
+    }
+  }
+  const StatePool& states = p.state_pool;
+  if (states.slots != 0 || states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0) {
+    out << "  state pool         " << bytes_line(states.bytes) << " (" << with_commas(states.slots)
+        << " + 1 slots of conv " << format_binary_size(states.conv_bytes_per_slot) << " "
+        << states.conv_dtype << " + SSM " << format_binary_size(states.ssm_bytes_per_slot) << " "
+        << states.ssm_dtype << ")\n";
+  }
+  out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
+  const uint64_t gpus = uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel;
+  if (gpus > 1) {
+    out << "  parallelism        tp " << p.tensor_parallel << " x pp " << p.pipeline_parallel
+        << " x dp " << p.data_parallel << " = " << gpus
+        << " GPUs; figures here are per GPU of the tightest stage\n";
+    for (const PlanStage& st : p.stages) {
+      out << "    stage layers " << st.first_layer << "-" << st.first_layer + st.layer_count - 1
+          << ": " << st.kv_heads_per_gpu << " KV heads per GPU, weights "
+          << format_gb(st.weights_bytes) << ", KV pool " << format_gb(st.kv_pool_bytes)
+          << " per GPU\n";
+    }
+    out << "  totals             weights " << format_gb(p.total_weights_bytes) << ", KV pool "
+        << format_gb(p.total_kv_pool_bytes) << "\n";
+  }
+}
+
+// What the pool holds: tokens and blocks, KV groups, concurrency, context, whether it starts.
+void print_plan_pool(const PlanReport& p, std::ostream& out) {
+  out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
+  if (p.num_blocks != 0)
+    out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
+  if (p.swa_pool_tokens != 0)
+    out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
+  if (p.swap_blocks != 0) out << "; " << with_commas(p.swap_blocks) << " CPU swap blocks";
+  out << "\n";
+  const KvCacheGroups& groups = p.kv_cache_groups;
+  if (!groups.types.empty()) {
+    // A hybrid's pool tokens count every token in every group: say what one request really takes.
+    out << "  KV groups          groups of " << groups.group_size_layers << " layers sharing the blocks:";
+    for (const KvCacheGroupType& t : groups.types) {
+      out << " " << t.groups << " " << t.attention;
+      if (t.window_tokens != 0) out << " (" << with_commas(t.window_tokens) << " tokens)";
+      out << " x " << with_commas(t.blocks_per_request) << " blocks";
+      if (t.padding_layers != 0) out << " (+" << t.padding_layers << " padding layers)";
+      out << ";";
+    }
+    out << " one request of " << with_commas(p.max_model_len) << " tokens takes "
+        << with_commas(groups.blocks_per_request) << " of the " << with_commas(p.num_blocks)
+        << " blocks\n";
+  }
+  char concurrency[32];
+  std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
+  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
+      << bytes_line(p.kv_bytes_needed) << "\n";
+  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
+      << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
+  if (p.max_running_requests != 0)
+    out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
+  if (p.max_context_unbounded)
+    out << "  max context        unbounded: no layer keeps per-token KV\n";
+  else
+    out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
+  out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
+  if (p.target.present) {
+    char fit[32];
+    std::snprintf(fit, sizeof fit, "%.1f", std::floor(p.target.sequences_that_fit * 10) / 10);
+    out << "  target             " << with_commas(p.target.sequences)
+        << (p.target.sequences == 1 ? " sequence of " : " sequences of ")
+        << with_commas(p.target.context_tokens) << " tokens: "
+        << (p.target.met ? std::string("met (") + fit + " fit)" : "NOT met: " + p.target.reason)
+        << "\n";
+  }
+  if (!p.starts) {
+    out << "  error              " << p.startup_error << "\n";
+    out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
+  }
+}
+
+// vLLM's budget as estimated over the range of its measured terms.
+void print_estimated_budget(const EstimatedBudget& e, std::ostream& out) {
+  if (!e.present) return;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "  estimated          activation %s to %s, non-torch %s to %s: KV pool %s to %s, "
+                "%.2f to %.2f requests, max_model_len %s to %s fits%s\n",
+                format_gib(e.activation_low).c_str(), format_gib(e.activation_high).c_str(),
+                format_gib(e.non_torch_low).c_str(), format_gib(e.non_torch_high).c_str(),
+                format_gib(e.kv_pool_low).c_str(), format_gib(e.kv_pool_high).c_str(),
+                e.max_concurrency_low, e.max_concurrency_high,
+                with_commas(e.max_model_len_that_fits_low).c_str(),
+                with_commas(e.max_model_len_that_fits_high).c_str(),
+                e.starts_low == e.starts_high ? "" : " (starts only at the high end)");
+  out << line << "                     (" << e.source << ")\n";
+}
+
+// Decode and prefill steps on the datasheet peaks, and the decode step calibrated by a citation.
+void print_plan_roofline(const PlanReport& p, std::ostream& out) {
+  const PlanRoofline& rf = p.roofline;
+  if (!rf.available) return;
+  auto step_line = [&out](const char* label, const StepEstimate& s, uint64_t sequences) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  %-18s %.3f ms (%s-bound: %.3f ms memory, %.3f ms compute), %.1f tokens/s\n",
+                  label, s.time_s * 1e3, s.bound.c_str(), s.memory_time_s * 1e3,
+                  s.compute_time_s * 1e3,
+                  s.time_s > 0 ? static_cast<double>(sequences) / s.time_s : 0.0);
+    out << line;
+  };
+  out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
+      << "):\n";
+  step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
+  if (const CalibratedDecode& c = rf.calibrated; c.available) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "  calibrated         %.3f ms, %.1f tokens/s: the KV read at %.0f%% of the "
+                  "datasheet bandwidth, as %s reached on %s (%s, batch %llu x %s tokens)\n",
+                  c.time_s * 1e3, c.time_s > 0 ? static_cast<double>(rf.batch) / c.time_s : 0.0,
+                  100 * c.anchor.efficiency(), c.anchor.kernel.c_str(),
+                  c.anchor.measured_on.c_str(), c.anchor.kv_dtype.c_str(),
+                  static_cast<unsigned long long>(c.anchor.batch),
+                  with_commas(c.anchor.context).c_str());
+    out << line << "                     (cited, not measured by kvscope: " << c.anchor.source
+        << ")\n";
+  }
+  if (rf.replicas > 1)
+    out << "  (per replica: " << rf.replicas << " replicas share " << with_commas(p.estimate.workload.batch) << " sequences)\n";
+  if (rf.batch > rf.kv_capped_batch)
+    out << "  (the KV pool holds " << with_commas(rf.kv_capped_batch)
+        << (rf.kv_capped_batch == 1 ? " sequence" : " sequences")
+        << " of this context, not " << with_commas(rf.batch)
+        << ": a step the engine cannot run)\n";
+  step_line(("prefill " + std::to_string(rf.prompt_tokens)).c_str(), rf.prefill,
+            rf.prompt_tokens);
+  if (rf.kv_capped_batch > 0) {
+    step_line(("decode batch " + std::to_string(rf.kv_capped_batch)).c_str(), rf.decode_at_kv_cap,
+              rf.kv_capped_batch);
+    out << "  the KV pool caps the batch at " << with_commas(rf.kv_capped_batch)
+        << " sequences of " << with_commas(rf.context_tokens) << " tokens\n";
+  }
+  if (rf.decode.experts_read_per_moe_layer > 0) {
+    char experts[64];
+    std::snprintf(experts, sizeof experts, "%.1f", rf.decode.experts_read_per_moe_layer);
+    out << "  MoE: " << experts << " distinct experts read per layer per decode step\n";
+  }
+}
+
 }  // namespace
 
 void print_report(const EstimateReport& r, std::ostream& out) {
@@ -89,172 +273,12 @@ void print_report(const EstimateReport& r, std::ostream& out) {
 }
 
 void print_plan(const PlanReport& p, std::ostream& out) {
+  print_plan_weights(p, out);
+  print_plan_budget(p, out);
+  print_plan_pool(p, out);
+  print_estimated_budget(p.estimated, out);
+  print_plan_roofline(p, out);
   const EstimateReport& e = p.estimate;
-  out << "kvscope plan: " << e.model_name << " on "
-      << (p.kv_memory_given ? "a given KV budget" : p.gpu_name) << ", engine " << p.engine
-      << (p.engine_version.empty() ? std::string() : " " + p.engine_version_label) << ", KV "
-      << e.kv_dtype.name << ", weights " << p.weights.name << "\n\n";
-  out << "  weights            " << bytes_line(p.weights_bytes) << " per GPU ("
-      << with_commas(p.params.total) << " parameters)\n";
-  out << "    stored as        " << p.weights_source << "\n";
-  if (p.checkpoint_weights_bytes != 0) {
-    out << "    checkpoint       " << bytes_line(p.checkpoint_weights_bytes)
-        << (p.params.draft != 0 ? " (with " + with_commas(p.params.draft) +
-                                      " parameters of MTP layers, not loaded without speculative "
-                                      "decoding)"
-                                : std::string())
-        << "\n";
-  }
-  for (const ModuleBytes& m : p.gpu_weights.modules) {
-    char line[160];
-    std::snprintf(line, sizeof line, "    %-16s %-44s %s\n",
-                  (std::string(module_class_name(m.module)) + (m.draft ? " (MTP)" : "")).c_str(),
-                  m.format.c_str(), format_gb(m.bytes).c_str());
-    out << line;
-  }
-  if (!p.kv_memory_given) {
-    out << "  card               " << bytes_line(p.gpu_memory_bytes) << "\n";
-    if (p.activation_bytes != 0) {  // vLLM's profiled budget
-      out << "  requested          " << bytes_line(p.requested_bytes)
-          << " (gpu_memory_utilization)\n";
-      out << "  activation peak    " << bytes_line(p.activation_bytes) << "\n";
-      out << "  non-torch          " << bytes_line(p.non_torch_bytes) << "\n";
-      if (p.cudagraph_bytes != 0)
-        out << "  CUDA graphs        " << bytes_line(p.cudagraph_bytes) << "\n";
-    }
-  }
-  const StatePool& states = p.state_pool;
-  if (states.slots != 0 || states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0) {
-    out << "  state pool         " << bytes_line(states.bytes) << " (" << with_commas(states.slots)
-        << " + 1 slots of conv " << format_binary_size(states.conv_bytes_per_slot) << " "
-        << states.conv_dtype << " + SSM " << format_binary_size(states.ssm_bytes_per_slot) << " "
-        << states.ssm_dtype << ")\n";
-  }
-  out << "  KV pool            " << bytes_line(p.kv_pool_bytes) << "\n";
-  const uint64_t gpus = uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel;
-  if (gpus > 1) {
-    out << "  parallelism        tp " << p.tensor_parallel << " x pp " << p.pipeline_parallel
-        << " x dp " << p.data_parallel << " = " << gpus
-        << " GPUs; figures here are per GPU of the tightest stage\n";
-    for (const PlanStage& st : p.stages) {
-      out << "    stage layers " << st.first_layer << "-" << st.first_layer + st.layer_count - 1
-          << ": " << st.kv_heads_per_gpu << " KV heads per GPU, weights "
-          << format_gb(st.weights_bytes) << ", KV pool " << format_gb(st.kv_pool_bytes)
-          << " per GPU\n";
-    }
-    out << "  totals             weights " << format_gb(p.total_weights_bytes) << ", KV pool "
-        << format_gb(p.total_kv_pool_bytes) << "\n";
-  }
-  out << "  pool tokens        " << with_commas(p.kv_pool_tokens);
-  if (p.num_blocks != 0)
-    out << " (" << with_commas(p.num_blocks) << " blocks of " << p.block_size_tokens << ")";
-  if (p.swa_pool_tokens != 0)
-    out << " in the full layers, " << with_commas(p.swa_pool_tokens) << " in the sliding ones";
-  if (p.swap_blocks != 0) out << "; " << with_commas(p.swap_blocks) << " CPU swap blocks";
-  out << "\n";
-  const KvCacheGroups& groups = p.kv_cache_groups;
-  if (!groups.types.empty()) {
-    // A hybrid's pool tokens count every token in every group: say what one request really takes.
-    out << "  KV groups          groups of " << groups.group_size_layers << " layers sharing the blocks:";
-    for (const KvCacheGroupType& t : groups.types) {
-      out << " " << t.groups << " " << t.attention;
-      if (t.window_tokens != 0) out << " (" << with_commas(t.window_tokens) << " tokens)";
-      out << " x " << with_commas(t.blocks_per_request) << " blocks";
-      if (t.padding_layers != 0) out << " (+" << t.padding_layers << " padding layers)";
-      out << ";";
-    }
-    out << " one request of " << with_commas(p.max_model_len) << " tokens takes "
-        << with_commas(groups.blocks_per_request) << " of the " << with_commas(p.num_blocks)
-        << " blocks\n";
-  }
-  char concurrency[32];
-  std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
-  out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
-      << bytes_line(p.kv_bytes_needed) << "\n";
-  out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
-      << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
-  if (p.max_running_requests != 0)
-    out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
-  if (p.max_context_unbounded)
-    out << "  max context        unbounded: no layer keeps per-token KV\n";
-  else
-    out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
-  out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
-  if (p.target.present) {
-    char fit[32];
-    std::snprintf(fit, sizeof fit, "%.1f", std::floor(p.target.sequences_that_fit * 10) / 10);
-    out << "  target             " << with_commas(p.target.sequences)
-        << (p.target.sequences == 1 ? " sequence of " : " sequences of ")
-        << with_commas(p.target.context_tokens) << " tokens: "
-        << (p.target.met ? std::string("met (") + fit + " fit)" : "NOT met: " + p.target.reason)
-        << "\n";
-  }
-  if (!p.starts) {
-    out << "  error              " << p.startup_error << "\n";
-    out << "  fits               max_model_len " << with_commas(p.max_model_len_that_fits) << "\n";
-  }
-  if (const EstimatedBudget& e = p.estimated; e.present) {
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "  estimated          activation %s to %s, non-torch %s to %s: KV pool %s to %s, "
-                  "%.2f to %.2f requests, max_model_len %s to %s fits%s\n",
-                  format_gib(e.activation_low).c_str(), format_gib(e.activation_high).c_str(),
-                  format_gib(e.non_torch_low).c_str(), format_gib(e.non_torch_high).c_str(),
-                  format_gib(e.kv_pool_low).c_str(), format_gib(e.kv_pool_high).c_str(),
-                  e.max_concurrency_low, e.max_concurrency_high,
-                  with_commas(e.max_model_len_that_fits_low).c_str(),
-                  with_commas(e.max_model_len_that_fits_high).c_str(),
-                  e.starts_low == e.starts_high ? "" : " (starts only at the high end)");
-    out << line << "                     (" << e.source << ")\n";
-  }
-  const PlanRoofline& rf = p.roofline;
-  if (rf.available) {
-    auto step_line = [&out](const char* label, const StepEstimate& s, uint64_t sequences) {
-      char line[256];
-      std::snprintf(line, sizeof line,
-                    "  %-18s %.3f ms (%s-bound: %.3f ms memory, %.3f ms compute), %.1f tokens/s\n",
-                    label, s.time_s * 1e3, s.bound.c_str(), s.memory_time_s * 1e3,
-                    s.compute_time_s * 1e3,
-                    s.time_s > 0 ? static_cast<double>(sequences) / s.time_s : 0.0);
-      out << line;
-    };
-    out << "\nRoofline (estimates from " << p.gpu_name << " peaks, " << rf.peaks.flops_dtype
-        << "):\n";
-    step_line(("decode batch " + std::to_string(rf.batch)).c_str(), rf.decode, rf.batch);
-    if (const CalibratedDecode& c = rf.calibrated; c.available) {
-      char line[320];
-      std::snprintf(line, sizeof line,
-                    "  calibrated         %.3f ms, %.1f tokens/s: the KV read at %.0f%% of the "
-                    "datasheet bandwidth, as %s reached on %s (%s, batch %llu x %s tokens)\n",
-                    c.time_s * 1e3, c.time_s > 0 ? static_cast<double>(rf.batch) / c.time_s : 0.0,
-                    100 * c.anchor.efficiency(), c.anchor.kernel.c_str(),
-                    c.anchor.measured_on.c_str(), c.anchor.kv_dtype.c_str(),
-                    static_cast<unsigned long long>(c.anchor.batch),
-                    with_commas(c.anchor.context).c_str());
-      out << line << "                     (cited, not measured by kvscope: " << c.anchor.source
-          << ")\n";
-    }
-    if (rf.replicas > 1)
-      out << "  (per replica: " << rf.replicas << " replicas share " << with_commas(p.estimate.workload.batch) << " sequences)\n";
-    if (rf.batch > rf.kv_capped_batch)
-      out << "  (the KV pool holds " << with_commas(rf.kv_capped_batch)
-          << (rf.kv_capped_batch == 1 ? " sequence" : " sequences")
-          << " of this context, not " << with_commas(rf.batch)
-          << ": a step the engine cannot run)\n";
-    step_line(("prefill " + std::to_string(rf.prompt_tokens)).c_str(), rf.prefill,
-              rf.prompt_tokens);
-    if (rf.kv_capped_batch > 0) {
-      step_line(("decode batch " + std::to_string(rf.kv_capped_batch)).c_str(), rf.decode_at_kv_cap,
-                rf.kv_capped_batch);
-      out << "  the KV pool caps the batch at " << with_commas(rf.kv_capped_batch)
-          << " sequences of " << with_commas(rf.context_tokens) << " tokens\n";
-    }
-    if (rf.decode.experts_read_per_moe_layer > 0) {
-      char experts[64];
-      std::snprintf(experts, sizeof experts, "%.1f", rf.decode.experts_read_per_moe_layer);
-      out << "  MoE: " << experts << " distinct experts read per layer per decode step\n";
-    }
-  }
   if (p.has_workload) {
     const WorkloadCapacity& w = p.workload;
     char line[256];
