@@ -45,46 +45,43 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
 }
 
 
-}  // namespace
+// The page sizes a hybrid's block is settled by: the largest recurrent state of a layer, the
+// largest attention bytes per token of a layer.
+struct PageSizes {
+  uint64_t mamba_page = 0;
+  uint64_t attention_per_token = 0;
+};
 
-Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
-  using R = Result<PlanReport>;
-  if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
-      in.vllm.mamba_cache_mode != "all") {
-    return R::failure(make_error(
-        kInvalidValue, "vllm.mamba_cache_mode",
-        "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
-  }
-  const Result<bool> budget = vllm_budget(r, shape, in);
-  if (!budget.ok) return R::failure(budget.error);
-
-  const VllmRelease release = vllm_release(r, in.vllm);
-  if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
-
-  // Hybrid attention + Mamba models: the attention block grows until its page holds a Mamba state,
-  // then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
-  // vllm/model_executor/models/config.py).
-  uint64_t mamba_page = 0, attention_per_token = 0;
+Result<PageSizes> page_sizes(const ModelShape& shape, const PlanReport& r) {
+  using RP = Result<PageSizes>;
+  PageSizes pages;
   const Result<Dtype> ssm = ssm_state_dtype(shape, r.estimate.state_dtype);
-  if (!ssm.ok) return R::failure(ssm.error);
+  if (!ssm.ok) return RP::failure(ssm.error);
   for (const LayerSpec& l : shape.layers) {
     const Result<uint64_t> state = recurrent_state_bytes(l, r.estimate.state_dtype, ssm.value);
-    if (!state.ok) return R::failure(state.error);
-    mamba_page = std::max(mamba_page, state.value);
+    if (!state.ok) return RP::failure(state.error);
+    pages.mamba_page = std::max(pages.mamba_page, state.value);
     const Result<uint64_t> per_token = kv_bytes_per_token_per_layer(l, r.estimate.kv_dtype);
-    if (!per_token.ok) return R::failure(per_token.error);
-    attention_per_token = std::max(attention_per_token, per_token.value);
+    if (!per_token.ok) return RP::failure(per_token.error);
+    pages.attention_per_token = std::max(pages.attention_per_token, per_token.value);
   }
+  return RP::success(pages);
+}
+
+// Hybrid attention + Mamba models: the attention block grows until its page holds a Mamba state,
+// then Mamba pages are padded to it (HybridAttentionMambaModelConfig.verify_and_update_config,
+// vllm/model_executor/models/config.py). The block, also in r.
+uint64_t settle_block_size(PlanReport& r, const PageSizes& pages) {
   uint64_t bs = r.block_size_tokens;
-  if (mamba_page > 0 && attention_per_token == 0) {
+  if (pages.mamba_page > 0 && pages.attention_per_token == 0) {
     // Attention-free (Mamba, Mamba-2): one unpadded state page per request, the "block" spanning
     // max_model_len (MambaSpec without prefix caching).
     bs = r.max_model_len;
     r.block_size_tokens = bs;
-    r.notes.push_back("attention-free: one recurrent state of " + format_gib(mamba_page) +
+    r.notes.push_back("attention-free: one recurrent state of " + format_gib(pages.mamba_page) +
                       " per layer per request; the pool holds states, not tokens");
-  } else if (mamba_page > 0) {
-    const uint64_t needed = 16 * ceil_div(mamba_page, 16 * attention_per_token);
+  } else if (pages.mamba_page > 0) {
+    const uint64_t needed = 16 * ceil_div(pages.mamba_page, 16 * pages.attention_per_token);
     if (bs < needed) {
       bs = needed;
       r.notes.push_back(
@@ -93,123 +90,121 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     }
     r.block_size_tokens = bs;
   }
+  return bs;
+}
 
-  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
-  // Mamba layers are their own type (kind kNone here) with the padded page.
-  VllmLayoutRules rules;
-  rules.block_tokens = bs;
-  rules.attention_per_token = attention_per_token;
-  rules.mamba_page = mamba_page;
-  rules.windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
-  rules.kv_dtype = r.estimate.kv_dtype;
-  const auto layout_of = [&rules](const std::vector<LayerSpec>& layers, std::vector<std::string>* notes) {
-    return vllm_layout(layers, rules, notes);
-  };
+// How vLLM counts blocks: one group's for a request (each spec's max_memory_usage_bytes), a
+// request's over the groups, the bytes max_model_len needs in the layout it checks (`checked`),
+// and what a pool holds.
+class VllmBlocks {
+ public:
+  VllmBlocks(const PlanReport& r, const PlanInput& in, const VllmRelease& release,
+             const VllmLayout& layout, const VllmLayout& checked)
+      : r_(r), in_(in), release_(release), layout_(layout), checked_(checked) {
+    for (const VllmType& t : layout.types) smallest_block_ = std::min(smallest_block_, t.block);
+  }
 
-  const Result<VllmLayout> own = layout_of(shape.layers, &r.notes);
-  if (!own.ok) return R::failure(own.error);
-  const VllmLayout& layout = own.value;
-  uint64_t smallest_block = UINT64_MAX;
-  for (const VllmType& t : layout.types) smallest_block = std::min(smallest_block, t.block);
-
-  // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
-  auto held = [](CheckedU64 reach, uint64_t len) {
-    return reach.overflowed() ? len : std::min(reach.value(), len);
-  };
-  // Blocks one group of type `t` needs for a request of `len` tokens (max_memory_usage_bytes).
-  auto blocks_per_group = [&](const VllmType& t, uint64_t len) -> uint64_t {
-    if (t.kind == AttentionKind::kNone) {
-      // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token),
-      // "align" two, "all" one per block of the request (prefix caching of states).
-      const uint64_t spec = r.speculative.num_speculative_tokens;
-      return in.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
-             : in.vllm.mamba_cache_mode == "align" ? 2 + spec
-                                                   : 1 + spec;
-    }
-    if (t.kind == AttentionKind::kSlidingWindow)
-      return ceil_div(held(CheckedU64(t.window - 1) + r.max_num_batched_tokens, len), t.block) + 1;
-    if (t.kind == AttentionKind::kChunked)
-      return ceil_div(held(CheckedU64(t.window) + r.max_num_batched_tokens, len), t.block);
-    return ceil_div(len, t.block);
-  };
-  // Blocks one request of `len` tokens needs across all groups.
-  auto blocks_needed = [&](const VllmLayout& groups, uint64_t len) {
+  uint64_t blocks_per_group(const VllmType& t, uint64_t len) const;
+  CheckedU64 blocks_needed(const VllmLayout& groups, uint64_t len) const {
     CheckedU64 blocks;
     for (const VllmType& t : groups.types)
       blocks += CheckedU64(blocks_per_group(t, len)) * ceil_div(t.layers, groups.group_size);
     return blocks;
-  };
-  // 0.14-0.15 check every layer of the model against each stage's memory.
-  VllmLayout whole;
-  if (release.whole_model_check && in.pipeline_parallel > 1) {
-    const Result<ModelShape> model = shard_shape(r.estimate.shape, in.tensor_parallel, 0, 1);
-    if (!model.ok) return R::failure(model.error);
-    const Result<VllmLayout> all = layout_of(model.value.layers, nullptr);
-    if (!all.ok) return R::failure(all.error);
-    whole = all.value;
-    r.notes.push_back(
-        "vLLM " + r.engine_version_label +
-        " checks max_model_len with every layer of the model against this stage's memory "
-        "(PR #29431, fixed by PR #33698)");
   }
-  const VllmLayout& checked = whole.types.empty() ? layout : whole;
-  const auto needed_bytes = [&](uint64_t len) {
-    return blocks_needed(checked, len) * checked.group_size * checked.page;
-  };
-  const auto fits_in = [&](uint64_t pool) {
-    return [&, pool](uint64_t len) {
+  CheckedU64 needed_bytes(uint64_t len) const {
+    return blocks_needed(checked_, len) * checked_.group_size * checked_.page;
+  }
+  // Whether a request of a length fits a pool of `pool` bytes.
+  std::function<bool(uint64_t)> fits_in(uint64_t pool) const {
+    return [this, pool](uint64_t len) {
       const CheckedU64 bytes = needed_bytes(len);
       return !bytes.overflowed() && bytes.value() <= pool;
     };
-  };
-  const CheckedU64 needed = needed_bytes(r.max_model_len);
-  if (needed.overflowed())
-    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
-  r.kv_bytes_needed = needed.value();
-  // What a pool of `pool` bytes holds, counted as vLLM does: for the budget, and for the ends of
-  // its estimated range.
-  const auto capacity_at = [&](uint64_t pool) {
-    PoolCapacity c;
-    c.blocks = in.vllm.num_gpu_blocks_override != 0 ? in.vllm.num_gpu_blocks_override
-                                                    : pool / layout.page / layout.group_size;
-    c.tokens = c.blocks / layout.num_groups * smallest_block;
-    c.concurrency = release.concurrency_by_tokens
-                        ? static_cast<double>(c.tokens) / static_cast<double>(r.max_model_len)
-                        : static_cast<double>(c.blocks) /
-                              static_cast<double>(blocks_needed(layout, r.max_model_len).value());
-    c.starts = r.kv_bytes_needed <= pool;
-    c.longest = largest_fitting(1, r.max_model_len, fits_in(pool));
-    return c;
-  };
-  if (in.vllm.num_gpu_blocks_override != 0) {
-    r.notes.push_back("Overriding num_gpu_blocks=" +
-                      std::to_string(r.kv_pool_bytes / layout.page / layout.group_size) +
-                      " with num_gpu_blocks_override=" +
-                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
   }
-  set_capacity(r, capacity_at(r.kv_pool_bytes));
-  if (layout.num_groups > 1) {  // a hybrid: what each group holds, for the report to explain
-    KvCacheGroups& g = r.kv_cache_groups;
-    g.group_size_layers = layout.group_size;
-    g.page_bytes = layout.page;
-    g.blocks_per_request = blocks_needed(layout, r.max_model_len).value();
-    for (const VllmType& t : layout.types) {
-      const uint64_t groups = ceil_div(t.layers, layout.group_size);
-      g.types.push_back({t.kind == AttentionKind::kNone ? "mamba" : attention_kind_name(t.kind),
-                         t.window, t.layers, groups, groups * layout.group_size - t.layers, t.block,
-                         blocks_per_group(t, r.max_model_len)});
-    }
+  PoolCapacity capacity_at(uint64_t pool) const;
+
+ private:
+  const PlanReport& r_;
+  const PlanInput& in_;
+  const VllmRelease& release_;
+  const VllmLayout& layout_;
+  const VllmLayout& checked_;
+  uint64_t smallest_block_ = UINT64_MAX;
+};
+
+uint64_t VllmBlocks::blocks_per_group(const VllmType& t, uint64_t len) const {
+  // Tokens a windowed spec holds for a request of `len`: its reach, at most the request.
+  const auto held = [len](CheckedU64 reach) {
+    return reach.overflowed() ? len : std::min(reach.value(), len);
+  };
+  if (t.kind == AttentionKind::kNone) {
+    // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token), "align"
+    // two, "all" one per block of the request (prefix caching of states).
+    const uint64_t spec = r_.speculative.num_speculative_tokens;
+    return in_.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+           : in_.vllm.mamba_cache_mode == "align" ? 2 + spec
+                                                  : 1 + spec;
   }
-  r.max_context = largest_fitting(1, kMaxSearchTokens, fits_in(r.kv_pool_bytes));
-  fill_estimated_ends(r.estimated, capacity_at);
-  if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted above at its ends
+  if (t.kind == AttentionKind::kSlidingWindow)
+    return ceil_div(held(CheckedU64(t.window - 1) + r_.max_num_batched_tokens), t.block) + 1;
+  if (t.kind == AttentionKind::kChunked)
+    return ceil_div(held(CheckedU64(t.window) + r_.max_num_batched_tokens), t.block);
+  return ceil_div(len, t.block);
+}
+
+// What a pool of `pool` bytes holds, counted as vLLM does: for the budget, and for the ends of
+// its estimated range.
+PoolCapacity VllmBlocks::capacity_at(uint64_t pool) const {
+  PoolCapacity c;
+  c.blocks = in_.vllm.num_gpu_blocks_override != 0 ? in_.vllm.num_gpu_blocks_override
+                                                   : pool / layout_.page / layout_.group_size;
+  c.tokens = c.blocks / layout_.num_groups * smallest_block_;
+  c.concurrency = release_.concurrency_by_tokens
+                      ? static_cast<double>(c.tokens) / static_cast<double>(r_.max_model_len)
+                      : static_cast<double>(c.blocks) /
+                            static_cast<double>(blocks_needed(layout_, r_.max_model_len).value());
+  c.starts = r_.kv_bytes_needed <= pool;
+  c.longest = largest_fitting(1, r_.max_model_len, fits_in(pool));
+  return c;
+}
+
+// 0.14-0.15 check every layer of the model against each stage's memory: that layout, else none.
+Result<VllmLayout> whole_model_layout(PlanReport& r, const PlanInput& in, const VllmRelease& release,
+                                      const VllmLayoutRules& rules) {
+  if (!release.whole_model_check || in.pipeline_parallel <= 1) return Result<VllmLayout>::success({});
+  const Result<ModelShape> model = shard_shape(r.estimate.shape, in.tensor_parallel, 0, 1);
+  if (!model.ok) return Result<VllmLayout>::failure(model.error);
+  r.notes.push_back("vLLM " + r.engine_version_label +
+                    " checks max_model_len with every layer of the model against this stage's "
+                    "memory (PR #29431, fixed by PR #33698)");
+  return vllm_layout(model.value.layers, rules, nullptr);
+}
+
+// A hybrid's groups: what each holds, for the report to explain.
+void report_kv_cache_groups(PlanReport& r, const VllmLayout& layout, const VllmBlocks& blocks) {
+  KvCacheGroups& g = r.kv_cache_groups;
+  g.group_size_layers = layout.group_size;
+  g.page_bytes = layout.page;
+  g.blocks_per_request = blocks.blocks_needed(layout, r.max_model_len).value();
+  for (const VllmType& t : layout.types) {
+    const uint64_t groups = ceil_div(t.layers, layout.group_size);
+    g.types.push_back({t.kind == AttentionKind::kNone ? "mamba" : attention_kind_name(t.kind),
+                       t.window, t.layers, groups, groups * layout.group_size - t.layers, t.block,
+                       blocks.blocks_per_group(t, r.max_model_len)});
+  }
+}
+
+// vLLM's refusal when the pool is empty or one max_model_len request does not fit
+// (_check_enough_kv_cache_memory), in its words.
+void set_startup_error(PlanReport& r, const VllmRelease& release) {
+  const std::string see =
+      release.see_sentence
+          ? " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+          : "";
+  if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted at its ends
     r.startup_error =
         "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-        "initializing the engine.";
-    if (release.see_sentence) {
-      r.startup_error +=
-          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
-    }
+        "initializing the engine." + see;
   } else if (!r.starts) {
     r.startup_error =
         "To serve at least one request with the models's max seq len (" +
@@ -222,12 +217,57 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     }
     r.startup_error +=
         " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
-        "the engine.";
-    if (release.see_sentence) {
-      r.startup_error +=
-          " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
-    }
+        "the engine." + see;
   }
+}
+
+}  // namespace
+
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+  using R = Result<PlanReport>;
+  if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
+      in.vllm.mamba_cache_mode != "all") {
+    return R::failure(make_error(
+        kInvalidValue, "vllm.mamba_cache_mode",
+        "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
+  }
+  const Result<bool> budget = vllm_budget(r, shape, in);
+  if (!budget.ok) return R::failure(budget.error);
+  const VllmRelease release = vllm_release(r, in.vllm);
+  if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
+
+  const Result<PageSizes> pages = page_sizes(shape, r);
+  if (!pages.ok) return R::failure(pages.error);
+  // Layers by spec type; sliding and chunked layers become full ones without the hybrid manager.
+  // Mamba layers are their own type (kind kNone here) with the padded page.
+  VllmLayoutRules rules;
+  rules.block_tokens = settle_block_size(r, pages.value);
+  rules.attention_per_token = pages.value.attention_per_token;
+  rules.mamba_page = pages.value.mamba_page;
+  rules.windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
+  rules.kv_dtype = r.estimate.kv_dtype;
+  const Result<VllmLayout> layout = vllm_layout(shape.layers, rules, &r.notes);
+  if (!layout.ok) return R::failure(layout.error);
+  const Result<VllmLayout> whole = whole_model_layout(r, in, release, rules);
+  if (!whole.ok) return R::failure(whole.error);
+  const VllmBlocks blocks(r, in, release, layout.value,
+                          whole.value.types.empty() ? layout.value : whole.value);
+
+  const CheckedU64 needed = blocks.needed_bytes(r.max_model_len);
+  if (needed.overflowed())
+    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+  r.kv_bytes_needed = needed.value();
+  if (in.vllm.num_gpu_blocks_override != 0) {
+    r.notes.push_back("Overriding num_gpu_blocks=" +
+                      std::to_string(r.kv_pool_bytes / layout.value.page / layout.value.group_size) +
+                      " with num_gpu_blocks_override=" +
+                      std::to_string(in.vllm.num_gpu_blocks_override) + " (vLLM's log)");
+  }
+  set_capacity(r, blocks.capacity_at(r.kv_pool_bytes));
+  if (layout.value.num_groups > 1) report_kv_cache_groups(r, layout.value, blocks);
+  r.max_context = largest_fitting(1, kMaxSearchTokens, blocks.fits_in(r.kv_pool_bytes));
+  fill_estimated_ends(r.estimated, [&blocks](uint64_t pool) { return blocks.capacity_at(pool); });
+  set_startup_error(r, release);
   return R::success(std::move(r));
 }
 
