@@ -168,6 +168,151 @@ std::string gguf_file_name(const PlanInput& in, const PlanReport& r,
   return "model-" + type + ".gguf";
 }
 
+// The devices of one server (--gpus, at least one), once its slots and --tensor-split are checked.
+Result<size_t> server_devices(const PlanInput& in) {
+  using RS = Result<size_t>;
+  if (in.llama_cpp.parallel == 0)
+    return RS::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
+  constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
+  if (in.gpus > kMaxDevices) {
+    return RS::failure(
+        make_error(kOutOfRange, "gpus", "llama.cpp splits one server over at most 64 devices"));
+  }
+  const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
+  if (!in.llama_cpp.tensor_split.empty() && in.llama_cpp.tensor_split.size() != devices) {
+    return RS::failure(make_error(kInvalidValue, "llama_cpp.tensor_split",
+                                  std::to_string(in.llama_cpp.tensor_split.size()) +
+                                      " fractions for " + std::to_string(devices) +
+                                      " GPUs (--gpus)"));
+  }
+  for (double s : in.llama_cpp.tensor_split) {
+    if (!(s >= 0 && s <= 1e12)) {
+      return RS::failure(
+          make_error(kInvalidValue, "llama_cpp.tensor_split", "fractions must be 0 or more"));
+    }
+  }
+  return RS::success(devices);
+}
+
+// Where each layer lives (layer_devices: -1 the CPU) and what each device holds: the GPUs, then
+// the CPU last.
+struct Placement {
+  std::vector<int> layer_device;
+  std::vector<DeviceBuffers> on;
+  size_t devices = 0;  // GPUs
+
+  DeviceBuffers& of(int d) { return on[d < 0 ? devices : static_cast<size_t>(d)]; }
+};
+
+// Each layer's weights and K/V on its device; the token embedding stays on the CPU. Weights known
+// otherwise (--weights-bytes, an index's total_size) are spread as the computed ones are.
+Result<Placement> place_layers(const ModelShape& shape, const PlanReport& r, const PlanInput& in,
+                               const std::vector<LayerBuffers>& buffers, size_t devices) {
+  using RP = Result<Placement>;
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
+  if (!tensors.ok) return RP::failure(tensors.error);
+  const Result<LayerWeightBytes> weights =
+      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
+  if (!weights.ok) return RP::failure(weights.error);
+  Placement p;
+  p.devices = devices;
+  p.layer_device = layer_devices(shape.layers.size(), in, devices);
+  p.on.resize(devices + 1);
+  for (size_t d = 0; d < devices; ++d) p.on[d].device = "CUDA" + std::to_string(d);
+  p.on[devices].device = "CPU";
+  p.on[devices].weights_bytes = weights.value.embedding;
+  for (size_t il = 0; il <= shape.layers.size(); ++il) {
+    DeviceBuffers& b = p.of(p.layer_device[il]);
+    if (il == shape.layers.size()) {
+      b.output_layer = true;
+      b.weights_bytes += weights.value.output;
+      continue;
+    }
+    if (b.layer_count == 0) b.first_layer = static_cast<uint32_t>(il);
+    ++b.layer_count;
+    b.weights_bytes += weights.value.per_layer[il];
+    // -nkvo keeps every layer's K/V in host memory.
+    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : p.on[devices];
+    kv.kv_bytes += buffers[il].kv;
+    kv.state_bytes += buffers[il].state;
+  }
+  CheckedU64 computed = CheckedU64(weights.value.embedding) + weights.value.output;
+  for (uint64_t bytes : weights.value.per_layer) computed += bytes;
+  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes) {
+    const double scale =
+        static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
+    for (DeviceBuffers& b : p.on)
+      b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
+  }
+  return RP::success(std::move(p));
+}
+
+// Each GPU's memory and whether its buffers fit beside its weights (and, on the first, the
+// overhead); whether all do.
+bool check_devices_fit(Placement& p, const PlanReport& r, const PlanInput& in) {
+  bool fits = true;
+  for (size_t d = 0; d < p.devices; ++d) {
+    DeviceBuffers& b = p.on[d];
+    b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
+    const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
+    const CheckedU64 used = r.kv_memory_given
+                                ? buffers_here
+                                : buffers_here + b.weights_bytes + (d == 0 ? in.overhead_bytes : 0);
+    b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
+    fits = fits && b.fits;
+  }
+  return fits;
+}
+
+// The longest context whose buffers fit beside each device's weights.
+uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dtype& v,
+                         const PlanInput& in, const Placement& p, uint64_t cell_pad) {
+  const auto fits_at = [&](uint64_t ctx) {
+    const Result<std::vector<LayerBuffers>> b =
+        layer_buffers(shape, r.estimate.kv_dtype, v, ctx, in);
+    if (!b.ok) return false;
+    std::vector<CheckedU64> per_device(p.devices + 1);
+    for (size_t il = 0; il < b.value.size(); ++il) {
+      const int d = in.llama_cpp.kv_offload ? p.layer_device[il] : -1;
+      per_device[d < 0 ? p.devices : static_cast<size_t>(d)] +=
+          CheckedU64(b.value[il].kv) + b.value[il].state;
+    }
+    for (size_t d = 0; d < p.devices; ++d) {
+      const CheckedU64 used =
+          (r.kv_memory_given ? CheckedU64(0) : CheckedU64(p.on[d].weights_bytes)) + per_device[d] +
+          (d == 0 ? in.overhead_bytes : 0);
+      if (used.overflowed() || used.value() > p.on[d].memory_bytes) return false;
+    }
+    return true;
+  };
+  return largest_fitting(cell_pad, kMaxSearchTokens, fits_at);
+}
+
+// The refusal when the buffers do not fit, and what the plan leaves out.
+void add_startup_error_and_notes(PlanReport& r, const ModelShape& shape, const PlanInput& in,
+                                 uint64_t total_buffers, size_t devices, uint64_t cell_pad) {
+  if (!r.starts) {
+    r.startup_error =
+        "the K and V buffers (" + format_gib(total_buffers) +
+        ") do not fit beside the weights on " +
+        (devices > 1 ? std::to_string(devices) + " GPUs of " : std::string()) +
+        format_gib(r.gpu_memory_bytes) +
+        ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
+  }
+  r.notes.push_back("llama.cpp: n_ctx padded to " + std::to_string(cell_pad) + " cells, " +
+                    std::string(in.llama_cpp.kv_unified ? "one unified cache for "
+                                                        : "one stream per sequence for ") +
+                    std::to_string(in.llama_cpp.parallel) +
+                    " sequences; compute buffers not included");
+  if (!llamacpp_windows(shape.model_type) &&
+      std::any_of(shape.layers.begin(), shape.layers.end(),
+                  [](const LayerSpec& l) { return l.windowed(); })) {
+    r.notes.push_back("llama.cpp gives " + shape.model_type +
+                      " no sliding-window cache (src/llama-model.cpp load_hparams): every layer "
+                      "keeps the full context");
+  }
+}
+
 }  // namespace
 
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& given) {
@@ -177,26 +322,8 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   in.engine_version = r.engine_version;
   if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
   const uint64_t cell_pad = context_pad(in);
-  if (in.llama_cpp.parallel == 0)
-    return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
-  constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
-  if (in.gpus > kMaxDevices) {
-    return R::failure(
-        make_error(kOutOfRange, "gpus", "llama.cpp splits one server over at most 64 devices"));
-  }
-  const size_t devices = static_cast<size_t>(std::max<uint64_t>(1, in.gpus));
-  if (!in.llama_cpp.tensor_split.empty() && in.llama_cpp.tensor_split.size() != devices) {
-    return R::failure(make_error(kInvalidValue, "llama_cpp.tensor_split",
-                                 std::to_string(in.llama_cpp.tensor_split.size()) +
-                                     " fractions for " + std::to_string(devices) +
-                                     " GPUs (--gpus)"));
-  }
-  for (double s : in.llama_cpp.tensor_split) {
-    if (!(s >= 0 && s <= 1e12)) {
-      return R::failure(
-          make_error(kInvalidValue, "llama_cpp.tensor_split", "fractions must be 0 or more"));
-    }
-  }
+  const Result<size_t> devices = server_devices(in);
+  if (!devices.ok) return R::failure(devices.error);
   const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
                               ? Result<Dtype>::success(r.estimate.kv_dtype)
                               : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
@@ -219,101 +346,18 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   r.max_concurrency = static_cast<double>(in.llama_cpp.parallel);
   r.block_size_tokens = 0;
 
-  // Each layer's weights and K/V on its device; the token embedding stays on the CPU.
-  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
-  if (!tensors.ok) return R::failure(tensors.error);
-  const Result<LayerWeightBytes> weights =
-      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
-  if (!weights.ok) return R::failure(weights.error);
-  const std::vector<int> placement = layer_devices(shape.layers.size(), in, devices);
-  std::vector<DeviceBuffers> on(devices + 1);  // the GPUs, then the CPU
-  for (size_t d = 0; d < devices; ++d) on[d].device = "CUDA" + std::to_string(d);
-  on[devices].device = "CPU";
-  on[devices].weights_bytes = weights.value.embedding;
-  for (size_t il = 0; il <= shape.layers.size(); ++il) {
-    const int d = placement[il];
-    DeviceBuffers& b = on[d < 0 ? devices : static_cast<size_t>(d)];
-    if (il == shape.layers.size()) {
-      b.output_layer = true;
-      b.weights_bytes += weights.value.output;
-      continue;
-    }
-    if (b.layer_count == 0) b.first_layer = static_cast<uint32_t>(il);
-    ++b.layer_count;
-    b.weights_bytes += weights.value.per_layer[il];
-    // -nkvo keeps every layer's K/V in host memory.
-    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : on[devices];
-    kv.kv_bytes += buffers.value[il].kv;
-    kv.state_bytes += buffers.value[il].state;
-  }
-  // Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed
-  // ones are.
-  CheckedU64 computed = CheckedU64(weights.value.embedding) + weights.value.output;
-  for (uint64_t b : weights.value.per_layer) computed += b;
-  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes) {
-    const double scale =
-        static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
-    for (DeviceBuffers& b : on)
-      b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
-  }
-  bool fits = true;
-  for (size_t d = 0; d < devices; ++d) {
-    DeviceBuffers& b = on[d];
-    b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
-    const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
-    const CheckedU64 used = r.kv_memory_given
-                                ? buffers_here
-                                : buffers_here + b.weights_bytes + (d == 0 ? in.overhead_bytes : 0);
-    b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
-    fits = fits && b.fits;
-  }
+  Result<Placement> placed = place_layers(shape, r, in, buffers.value, devices.value);
+  if (!placed.ok) return R::failure(placed.error);
+  Placement& p = placed.value;
+  r.starts = check_devices_fit(p, r, in);
   r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
-  for (size_t d = 0; d < devices; ++d)
-    r.weights_bytes = std::max(r.weights_bytes, on[d].weights_bytes);
-  r.devices = on;
+  for (size_t d = 0; d < p.devices; ++d)
+    r.weights_bytes = std::max(r.weights_bytes, p.on[d].weights_bytes);
+  r.devices = p.on;
   if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
-  r.starts = fits;
-  // The longest context whose buffers fit beside each device's weights.
-  auto fits_at = [&](uint64_t ctx) {
-    const Result<std::vector<LayerBuffers>> b =
-        layer_buffers(shape, r.estimate.kv_dtype, v.value, ctx, in);
-    if (!b.ok) return false;
-    std::vector<CheckedU64> per_device(devices + 1);
-    for (size_t il = 0; il < b.value.size(); ++il) {
-      const int d = in.llama_cpp.kv_offload ? placement[il] : -1;
-      per_device[d < 0 ? devices : static_cast<size_t>(d)] +=
-          CheckedU64(b.value[il].kv) + b.value[il].state;
-    }
-    for (size_t d = 0; d < devices; ++d) {
-      const CheckedU64 used =
-          (r.kv_memory_given ? CheckedU64(0) : CheckedU64(on[d].weights_bytes)) + per_device[d] +
-          (d == 0 ? in.overhead_bytes : 0);
-      if (used.overflowed() || used.value() > on[d].memory_bytes) return false;
-    }
-    return true;
-  };
-  r.max_context = largest_fitting(cell_pad, kMaxSearchTokens, fits_at);
+  r.max_context = longest_context(shape, r, v.value, in, p, cell_pad);
   r.max_model_len_that_fits = r.max_context / cell_pad * cell_pad;
-  if (!r.starts) {
-    r.startup_error =
-        "the K and V buffers (" + format_gib(total_buffers.value) +
-        ") do not fit beside the weights on " +
-        (devices > 1 ? std::to_string(devices) + " GPUs of " : std::string()) +
-        format_gib(r.gpu_memory_bytes) +
-        ": llama.cpp fails to allocate them (or offloads layers to the CPU with --n-gpu-layers)";
-  }
-  r.notes.push_back("llama.cpp: n_ctx padded to " + std::to_string(cell_pad) + " cells, " +
-                    std::string(in.llama_cpp.kv_unified ? "one unified cache for "
-                                                        : "one stream per sequence for ") +
-                    std::to_string(in.llama_cpp.parallel) +
-                    " sequences; compute buffers not included");
-  if (!llamacpp_windows(shape.model_type) &&
-      std::any_of(shape.layers.begin(), shape.layers.end(),
-                  [](const LayerSpec& l) { return l.windowed(); })) {
-    r.notes.push_back("llama.cpp gives " + shape.model_type +
-                      " no sliding-window cache (src/llama-model.cpp load_hparams): every layer "
-                      "keeps the full context");
-  }
+  add_startup_error_and_notes(r, shape, in, total_buffers.value, devices.value, cell_pad);
   return R::success(std::move(r));
 }
 
