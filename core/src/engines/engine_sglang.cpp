@@ -136,65 +136,46 @@ Result<LayerBytes> full_and_sliding(const ModelShape& shape, const Dtype& kv) {
   return Result<LayerBytes>::success(b);
 }
 
-}  // namespace
-
-Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const PlanInput& in) {
-  using R = Result<PlanReport>;
-  // Convolution states in bf16 (SGLANG_MAMBA_CONV_DTYPE's default) unless --state-dtype says.
-  const Dtype conv = in.model.state_dtype == "auto" || in.model.state_dtype.empty()
-                         ? parse_dtype("bf16", DtypeUse::kKv, "state_dtype").value
-                         : r.estimate.state_dtype;
-  Result<StatePool> slot = state_slot(shape, conv);
-  if (!slot.ok) return R::failure(slot.error);
-  StatePool& states = slot.value;
-  const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
+// --mem-fraction-static (SGLang's fallback when not given), once the ratios are checked.
+Result<double> static_fraction(const PlanInput& in) {
+  using RD = Result<double>;
   if (!(in.sglang.mamba_full_memory_ratio > 0 && in.sglang.mamba_full_memory_ratio <= 1e6)) {
-    return R::failure(
+    return RD::failure(
         make_error(kInvalidValue, "sglang.mamba_full_memory_ratio", "must be a positive number"));
   }
   if (!(in.sglang.swa_full_tokens_ratio > 0 && in.sglang.swa_full_tokens_ratio <= 1e6)) {
-    return R::failure(
+    return RD::failure(
         make_error(kInvalidValue, "sglang.swa_full_tokens_ratio", "must be a positive number"));
   }
   const double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
                                                              : kSglangDefaultMemFractionStatic;
   if (!(fraction > 0 && fraction <= 1)) {
-    return R::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
+    return RD::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
   }
+  return RD::success(fraction);
+}
+
+// The static budget: rest = free after weights - total x (1 - fraction), with total the free
+// memory before loading.
+void static_budget(PlanReport& r, const PlanInput& in, double fraction) {
   if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
     r.notes.push_back(
         "mem_fraction_static 0.88: SGLang's fallback; recent releases compute it from the card "
         "(pass --mem-fraction-static to match a server log)");
   }
-  const Result<uint64_t> cell = cell_bytes(shape, r.estimate.kv_dtype);
-  if (!cell.ok) return R::failure(cell.error);
-  if (!r.kv_memory_given) {
-    // rest = free after weights - total x (1 - fraction), with total the free memory before
-    // loading.
-    r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * fraction);
-    const uint64_t reserve = r.gpu_memory_bytes - r.requested_bytes;
-    r.kv_pool_bytes = left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + reserve);
-    r.notes.push_back(
-        "SGLang takes the fraction of the memory free before loading; the whole card is assumed "
-        "free");
-  }
-  // With speculative decoding server_args.py resets an unset request cap to 48.
-  const uint64_t given_running = in.sglang.max_running_requests != 0
-                                     ? in.sglang.max_running_requests
-                                 : !r.speculative.method.empty() ? kSpeculativeRequests
-                                                                 : 0;
-  if (recurrent) {
-    const Result<uint64_t> left =
-        reserve_states(states, r.kv_pool_bytes, given_running, r, in, r.notes);
-    if (!left.ok) return R::failure(left.error);
-    r.kv_pool_bytes = left.value;
-    r.state_pool = states;
-  }
-  const uint64_t page = r.block_size_tokens == 0 ? 1 : r.block_size_tokens;  // page_size, default 1
-  const uint64_t profiled = cell.value == 0 ? 0 : r.kv_pool_bytes / cell.value / page * page;
-  r.kv_pool_tokens = profiled;
+  if (r.kv_memory_given) return;
+  r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * fraction);
+  const uint64_t reserve = r.gpu_memory_bytes - r.requested_bytes;
+  r.kv_pool_bytes = left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + reserve);
+  r.notes.push_back(
+      "SGLang takes the fraction of the memory free before loading; the whole card is assumed "
+      "free");
+}
 
-  // init_memory: the request cap from the profiled pool, then at most a third of the state slots.
+// init_memory: the request cap from the profiled pool (unless given), then at most the state
+// slots over the slots one request takes.
+uint64_t running_requests(PlanReport& r, const PlanInput& in, const StatePool& states,
+                          bool recurrent, uint64_t given_running, uint64_t profiled) {
   uint64_t running = given_running;
   if (running == 0) {
     const double from_pool =
@@ -208,43 +189,43 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
                       std::to_string(per_request) + " per request" +
                       (in.sglang.disable_radix_cache ? " (radix cache off)" : " (radix cache on)"));
   }
-  r.max_running_requests = running;
+  return running;
+}
 
-  // set_num_tokens_hybrid_swa: the profiled bytes split so that sliding layers hold
-  // swa_full_tokens_ratio as many tokens as the full layers.
-  const Result<LayerBytes> split = full_and_sliding(shape, r.estimate.kv_dtype);
-  if (!split.ok) return R::failure(split.error);
-  const LayerBytes& b = split.value;
-  const bool hybrid_swa =
-      !in.sglang.disable_hybrid_swa_memory && b.sliding != 0 && hybrid_swa_architecture(shape, r.engine_version);
-  uint64_t swa_tokens = 0;
-  if (hybrid_swa) {
-    const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
-    const double denominator = static_cast<double>(b.full) +
-                               in.sglang.swa_full_tokens_ratio * static_cast<double>(b.sliding);
-    const uint64_t full = b.full == 0 ? 0 : static_cast<uint64_t>(total / denominator);
-    swa_tokens =
-        b.full == 0
-            ? profiled
-            : static_cast<uint64_t>(static_cast<double>(full) * in.sglang.swa_full_tokens_ratio) /
-                  page * page;
-    r.kv_pool_tokens = full / page * page;
-    r.swa_pool_tokens = swa_tokens;
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%g", in.sglang.swa_full_tokens_ratio);
-    r.notes.push_back("hybrid SWA pool: " + with_commas(r.kv_pool_tokens) +
-                      " tokens for the full layers, " + with_commas(swa_tokens) +
-                      " for the sliding ones (swa_full_tokens_ratio " + ratio +
-                      "; --disable-hybrid-swa-memory for one pool)");
-  }
-  // One request of max_model_len: every token in the full layers, its window in the sliding
-  // ones (the SWA pool evicts what falls out of it).
+// set_num_tokens_hybrid_swa: the profiled bytes split so that sliding layers hold
+// swa_full_tokens_ratio as many tokens as the full layers; the sliding layers' tokens.
+uint64_t split_hybrid_swa(PlanReport& r, const PlanInput& in, const LayerBytes& b,
+                          uint64_t profiled, uint64_t page) {
+  const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
+  const double denominator = static_cast<double>(b.full) +
+                             in.sglang.swa_full_tokens_ratio * static_cast<double>(b.sliding);
+  const uint64_t full = b.full == 0 ? 0 : static_cast<uint64_t>(total / denominator);
+  const uint64_t swa_tokens =
+      b.full == 0
+          ? profiled
+          : static_cast<uint64_t>(static_cast<double>(full) * in.sglang.swa_full_tokens_ratio) /
+                page * page;
+  r.kv_pool_tokens = full / page * page;
+  r.swa_pool_tokens = swa_tokens;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%g", in.sglang.swa_full_tokens_ratio);
+  r.notes.push_back("hybrid SWA pool: " + with_commas(r.kv_pool_tokens) +
+                    " tokens for the full layers, " + with_commas(swa_tokens) +
+                    " for the sliding ones (swa_full_tokens_ratio " + ratio +
+                    "; --disable-hybrid-swa-memory for one pool)");
+  return swa_tokens;
+}
+
+// One request of max_model_len: every token in the full layers, its window in the sliding ones
+// (the SWA pool evicts what falls out of it); the sequences and the longest context the pools hold.
+Result<bool> request_capacity(PlanReport& r, const LayerBytes& b, bool hybrid_swa,
+                              uint64_t swa_tokens, uint64_t cell) {
   const uint64_t len = r.max_model_len;
   const uint64_t kept = hybrid_swa ? std::min(len, b.window) : len;
   const CheckedU64 needed = hybrid_swa ? CheckedU64(b.full) * len + CheckedU64(b.sliding) * kept
-                                       : CheckedU64(cell.value) * len;
+                                       : CheckedU64(cell) * len;
   if (needed.overflowed())
-    return R::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
+    return Result<bool>::failure(make_error(kOutOfRange, "max_model_len", "KV bytes exceed 2^64-1"));
   r.kv_bytes_needed = needed.value();
   double sequences = b.full == 0 && hybrid_swa
                          ? static_cast<double>(swa_tokens) / static_cast<double>(kept)
@@ -257,6 +238,11 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
                   : swa_tokens >= b.window ? r.kv_pool_tokens
                                            : std::min(r.kv_pool_tokens, swa_tokens);
   r.max_model_len_that_fits = std::min(r.max_model_len, r.max_context);
+  return Result<bool>::success(true);
+}
+
+// Whether it starts (a profiled pool), in SGLang's words when not; what starts but cannot serve.
+void check_startup(PlanReport& r, double fraction, uint64_t profiled) {
   r.starts = profiled > 0;
   if (!r.starts) {
     char fraction_text[16];
@@ -273,6 +259,50 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
     r.notes.push_back(
         "the pool holds fewer tokens than context_len: SGLang starts, but no request can reach it");
   }
+}
+
+}  // namespace
+
+Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+  using R = Result<PlanReport>;
+  // Convolution states in bf16 (SGLANG_MAMBA_CONV_DTYPE's default) unless --state-dtype says.
+  const Dtype conv = in.model.state_dtype == "auto" || in.model.state_dtype.empty()
+                         ? parse_dtype("bf16", DtypeUse::kKv, "state_dtype").value
+                         : r.estimate.state_dtype;
+  Result<StatePool> slot = state_slot(shape, conv);
+  if (!slot.ok) return R::failure(slot.error);
+  StatePool& states = slot.value;
+  const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
+  const Result<double> fraction = static_fraction(in);
+  if (!fraction.ok) return R::failure(fraction.error);
+  const Result<uint64_t> cell = cell_bytes(shape, r.estimate.kv_dtype);
+  if (!cell.ok) return R::failure(cell.error);
+  static_budget(r, in, fraction.value);
+  // With speculative decoding server_args.py resets an unset request cap to 48.
+  const uint64_t given_running = in.sglang.max_running_requests != 0
+                                     ? in.sglang.max_running_requests
+                                 : !r.speculative.method.empty() ? kSpeculativeRequests
+                                                                 : 0;
+  if (recurrent) {
+    const Result<uint64_t> left =
+        reserve_states(states, r.kv_pool_bytes, given_running, r, in, r.notes);
+    if (!left.ok) return R::failure(left.error);
+    r.kv_pool_bytes = left.value;
+    r.state_pool = states;
+  }
+  const uint64_t page = r.block_size_tokens == 0 ? 1 : r.block_size_tokens;  // page_size, default 1
+  const uint64_t profiled = cell.value == 0 ? 0 : r.kv_pool_bytes / cell.value / page * page;
+  r.kv_pool_tokens = profiled;
+  r.max_running_requests = running_requests(r, in, states, recurrent, given_running, profiled);
+
+  const Result<LayerBytes> split = full_and_sliding(shape, r.estimate.kv_dtype);
+  if (!split.ok) return R::failure(split.error);
+  const bool hybrid_swa = !in.sglang.disable_hybrid_swa_memory && split.value.sliding != 0 &&
+                          hybrid_swa_architecture(shape, r.engine_version);
+  const uint64_t swa_tokens = hybrid_swa ? split_hybrid_swa(r, in, split.value, profiled, page) : 0;
+  if (const Result<bool> c = request_capacity(r, split.value, hybrid_swa, swa_tokens, cell.value); !c.ok)
+    return R::failure(c.error);
+  check_startup(r, fraction.value, profiled);
   return R::success(std::move(r));
 }
 
