@@ -54,6 +54,13 @@ class Reader {
   // vllm/v1/core/kv_cache_utils.py _report_kv_cache_config, vllm/v1/worker/gpu_worker.py
   // (available memory), vllm/worker/worker.py (V0 profiling summary), vllm/executor (# GPU blocks).
   void vllm(std::string_view line, size_t n) {
+    vllm_arguments(line);
+    vllm_figures(line, n);
+    vllm_messages(line, n);
+  }
+
+  // The config line, a pasted launch command, the variables and scheduler line that set options.
+  void vllm_arguments(std::string_view line) {
     if (const size_t at = line.find("LLM engine (v"); at != std::string_view::npos) {
       engine("vllm");
       const size_t end = line.find(')', at);
@@ -95,6 +102,10 @@ class Reader {
       if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
         out.model = *m;
     }
+  }
+
+  // The figures vLLM prints as it sizes the cache: weights, profile, budget, pool, concurrency.
+  void vllm_figures(std::string_view line, size_t n) {
     // "marker figure" pairs; V0 printed "Loading model weights took X GB" with X in GiB
     // (model_memory_usage / 2**30); 0.6.5 printed its profile as a table, one figure a line
     // ("total_gpu_memory     79.22GiB").
@@ -141,6 +152,10 @@ class Reader {
         figure("max_concurrency", value_text, value, n, context);
       }
     }
+  }
+
+  // Its refusals and auto-fit messages, with the figures in them.
+  void vllm_messages(std::string_view line, size_t n) {
     // _check_enough_kv_cache_memory: "...max seq len (L), (X GiB KV cache is needed, which is
     // larger than the available KV cache memory (Y GiB). ... maximum model length is Z."
     if (const size_t at = line.find("KV cache is needed"); at != std::string_view::npos) {
