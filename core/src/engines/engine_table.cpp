@@ -79,9 +79,9 @@ std::string llamacpp_warning(uint64_t len, const ContextLimit&, const ModelShape
   return llamacpp_context_warning(len, shape.max_position_embeddings);
 }
 
-const std::vector<EngineProfile> kEngines = [] {
-  std::vector<EngineProfile> rows(5);
-  EngineProfile& vllm = rows[0];
+// vLLM's row: its knobs, versions and rules (engines/vllm/).
+EngineProfile vllm_row() {
+  EngineProfile vllm;
   vllm.info.id = "vllm";
   vllm.info.label = "vLLM";
   vllm.info.options_key = "vllm";
@@ -126,8 +126,12 @@ const std::vector<EngineProfile> kEngines = [] {
       {"0.7", "0.7 and earlier (V0 engine)", "0.0-0.7",
        "as the V0 engine, and MLA rows padded to 256 bytes while VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1, "
        "its default (vllm/worker/cache_engine.py; removed by PR #14842 for 0.8)"}};
+  return vllm;
+}
 
-  EngineProfile& sglang = rows[1];
+// SGLang's row (engine_sglang.cpp).
+EngineProfile sglang_row() {
+  EngineProfile sglang;
   sglang.info.id = "sglang";
   sglang.info.label = "SGLang";
   sglang.info.options_key = "sglang";
@@ -156,8 +160,12 @@ const std::vector<EngineProfile> kEngines = [] {
        "is_hybrid_swa_model)"},
       {"2025", "releases of 2025, before Gemma 4", "",
        "Gemma 4 not yet on is_hybrid_swa_model's list: one pool, every layer full-length"}};
+  return sglang;
+}
 
-  EngineProfile& trt = rows[2];
+// TensorRT-LLM's row (engine_tensorrt_llm.cpp).
+EngineProfile tensorrt_llm_row() {
+  EngineProfile trt;
   trt.info.id = "tensorrt-llm";
   trt.info.label = "TensorRT-LLM";
   trt.info.options_key = "tensorrt_llm";
@@ -175,8 +183,12 @@ const std::vector<EngineProfile> kEngines = [] {
   // quantizes nothing itself (ModelOpt does, offline).
   trt.info.kv_dtype_choices = {"auto", "fp8"};
   trt.info.checkpoint_methods = {"fp8", "modelopt"};
+  return trt;
+}
 
-  EngineProfile& llamacpp = rows[3];
+// llama.cpp's row: one server's devices (engine_llamacpp.cpp).
+EngineProfile llamacpp_row() {
+  EngineProfile llamacpp;
   llamacpp.info.id = "llama.cpp";
   llamacpp.info.label = "llama.cpp";
   llamacpp.info.options_key = "llama_cpp";
@@ -205,8 +217,12 @@ const std::vector<EngineProfile> kEngines = [] {
        "caches padded to 256 cells with flash attention and to 32 without (PR #7257, until PR "
        "#16812; builds of Oct 28 - Nov 6 padded none); MLA kept a V cache and -ngl offloaded the "
        "first layers"}};
+  return llamacpp;
+}
 
-  EngineProfile& plain = rows[4];
+// The articles' arithmetic, no engine (engine_plain.cpp).
+EngineProfile plain_row() {
+  EngineProfile plain;
   plain.info.id = "plain";
   plain.info.label = "plain arithmetic (no engine)";
   plain.info.workload =
@@ -217,6 +233,12 @@ const std::vector<EngineProfile> kEngines = [] {
   plain.context_limit = vllm_context_limit;
   plain.default_max_model_len = model_positions;
   plain.info.kv_dtype_choices = {"auto", "fp8"};
+  return plain;
+}
+
+const std::vector<EngineProfile> kEngines = [] {
+  std::vector<EngineProfile> rows = {vllm_row(), sglang_row(), tensorrt_llm_row(), llamacpp_row(),
+                                     plain_row()};
   for (EngineProfile& e : rows) {
     e.info.launches = e.launch_command != nullptr;
     e.info.one_server = e.one_server_devices;
