@@ -405,7 +405,8 @@ export interface StepEstimate {
   time_s: number;
   bound: string;
   tokens_per_s: number;
-  experts_read_per_moe_layer: number;
+  /** MoE models only: distinct experts one step reads per MoE layer */
+  experts_read_per_moe_layer?: number;
   batch?: number;
   context_tokens?: Tokens;
   tokens_per_s_per_sequence?: number;
@@ -630,8 +631,9 @@ export interface GpuCatalogue {
     /** architecture and memory ("hopper-hbm"): which published decode measurements apply */
     device_class: string;
     bandwidth_bytes_per_s: number;
-    bf16_dense_flops: number;
-    fp8_dense_flops: number;
+    /** null where the datasheet gives none (the card has no such tensor cores) */
+    bf16_dense_flops: number | null;
+    fp8_dense_flops: number | null;
     source: string;
     /** A dated public on-demand list price per GPU-hour; null where none is cited. */
     usd_per_gpu_hour: number | null;
@@ -682,4 +684,15 @@ export interface DtypeCatalogue {
   schema: 'kvscope.dtypes/1';
   kv: DtypeInfo[];
   weight: DtypeInfo[];
+}
+
+/** The codes of core/include/kvscope/base/error.hpp: KvscopeError.code and ErrorReport's. */
+export type ErrorCode = 'invalid_json' | 'missing_field' | 'invalid_value' | 'out_of_range' |
+  'unsupported' | 'unknown_id' | 'internal_error' | 'needs_full_module';
+
+/** kvscope.report/1 of a refused request (what the CLI prints with --json; the client throws it
+ * as a KvscopeError): the one-line error and the request key that caused it. */
+export interface ErrorReport {
+  schema: 'kvscope.report/1';
+  error: { code: ErrorCode; message: string; field: string };
 }
