@@ -41,6 +41,12 @@ class Reader {
     if (value.empty() || out.argument(key) != nullptr) return;
     out.arguments.emplace_back(key, value);
   }
+  // The key=value arguments an engine echoes after `marker`, and the model among them.
+  void arguments_after(std::string_view line, const char* marker, const char* model_key) {
+    for (const auto& [k, v] : pairs_after(line, marker)) argument(k, v);
+    if (const std::string* m = out.argument(model_key); m != nullptr && out.model.empty())
+      out.model = *m;
+  }
   void engine(const char* id) {
     if (out.engine.empty()) {
       out.engine = id;
@@ -66,9 +72,7 @@ class Reader {
       const size_t end = line.find(')', at);
       if (end != std::string_view::npos && out.version.empty())
         out.version = std::string(line.substr(at + 13, std::min<size_t>(end - at - 13, 40)));
-      for (const auto& [k, v] : pairs_after(line, "with config:")) argument(k, v);
-      if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
-        out.model = *m;
+      arguments_after(line, "with config:", "model");
     }
     // A pasted launch command: its model and flags, as the config line would echo them.
     for (const char* command : {"vllm serve ", "vllm.entrypoints.openai.api_server "}) {
@@ -98,9 +102,7 @@ class Reader {
     }
     if (line.find("non-default args:") != std::string_view::npos) {
       engine("vllm");
-      for (const auto& [k, v] : pairs_after(line, "non-default args:")) argument(k, v);
-      if (const std::string* m = out.argument("model"); m != nullptr && out.model.empty())
-        out.model = *m;
+      arguments_after(line, "non-default args:", "model");
     }
   }
 
@@ -315,9 +317,7 @@ class Reader {
     }
     if (line.find("ServerArgs(") != std::string_view::npos) {
       engine("sglang");
-      for (const auto& [k, v] : pairs_after(line, "ServerArgs(")) argument(k, v);
-      if (const std::string* m = out.argument("model_path"); m != nullptr && out.model.empty())
-        out.model = *m;
+      arguments_after(line, "ServerArgs(", "model_path");
     }
   }
 
