@@ -204,18 +204,18 @@ struct Placement {
   DeviceBuffers& of(int d) { return on[d < 0 ? devices : static_cast<size_t>(d)]; }
 };
 
-// Each layer's weights and K/V on its device; the token embedding stays on the CPU. Weights known
-// otherwise (--weights-bytes, an index's total_size) are spread as the computed ones are.
-Result<Placement> place_layers(const ModelShape& shape, const PlanReport& r, const PlanInput& in,
-                               const std::vector<LayerBuffers>& buffers, size_t devices) {
-  using RP = Result<Placement>;
+// Each layer's weights and K/V on its device (of p.devices); the token embedding stays on the CPU.
+// Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed ones
+// are.
+Result<bool> place_layers(const ModelShape& shape, const PlanReport& r, const PlanInput& in,
+                          const std::vector<LayerBuffers>& buffers, Placement& p) {
+  using RP = Result<bool>;
   const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
   if (!tensors.ok) return RP::failure(tensors.error);
   const Result<LayerWeightBytes> weights =
       layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
   if (!weights.ok) return RP::failure(weights.error);
-  Placement p;
-  p.devices = devices;
+  const size_t devices = p.devices;
   p.layer_device = layer_devices(shape.layers.size(), in, devices);
   p.on.resize(devices + 1);
   for (size_t d = 0; d < devices; ++d) p.on[d].device = "CUDA" + std::to_string(d);
@@ -244,7 +244,7 @@ Result<Placement> place_layers(const ModelShape& shape, const PlanReport& r, con
     for (DeviceBuffers& b : p.on)
       b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
   }
-  return RP::success(std::move(p));
+  return RP::success(true);
 }
 
 // Each GPU's memory and whether its buffers fit beside its weights (and, on the first, the
@@ -346,9 +346,10 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   r.max_concurrency = static_cast<double>(in.llama_cpp.parallel);
   r.block_size_tokens = 0;
 
-  Result<Placement> placed = place_layers(shape, r, in, buffers.value, devices.value);
+  Placement p;
+  p.devices = devices.value;
+  const Result<bool> placed = place_layers(shape, r, in, buffers.value, p);
   if (!placed.ok) return R::failure(placed.error);
-  Placement& p = placed.value;
   r.starts = check_devices_fit(p, r, in);
   r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
   for (size_t d = 0; d < p.devices; ++d)

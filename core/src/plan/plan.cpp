@@ -60,10 +60,11 @@ struct PlanModel {
 };
 
 // The model with its what-ifs, its estimate and parameters, its weights as stored and as served,
-// and speculative decoding's draft layers, into `r`.
-Result<PlanModel> resolve_plan_model(const EngineProfile& engine, const PlanInput& in,
-                                     PlanMemo& memo, PlanReport& r) {
-  using RM = Result<PlanModel>;
+// and speculative decoding's draft layers, into `r` and `m`. (The steps fill what they settle in
+// place and return only an error: a Result of a report is long code in the page's module.)
+Result<bool> resolve_plan_model(const EngineProfile& engine, const PlanInput& in, PlanMemo& memo,
+                                PlanReport& r, PlanModel& m) {
+  using RM = Result<bool>;
   Result<EstimateInput> model = model_with_overrides(in);
   if (!model.ok) return RM::failure(model.error);
   if (model.value.context_tokens == 0) model.value.context_tokens = in.max_model_len;
@@ -72,7 +73,6 @@ Result<PlanModel> resolve_plan_model(const EngineProfile& engine, const PlanInpu
   Result<EstimateReport> estimated = estimate(model.value, known_model.value->model);
   if (!estimated.ok) return RM::failure(estimated.error);
   r.estimate = std::move(estimated.value);
-  PlanModel m;
   m.known = known_model.value;
   m.options_changed = engine.shape_options != nullptr && engine.shape_options(r.estimate.shape, in);
   const ModelShape& shape = r.estimate.shape;
@@ -97,7 +97,7 @@ Result<PlanModel> resolve_plan_model(const EngineProfile& engine, const PlanInpu
   const Result<uint64_t> known = known_weights_total(in, tensors, m.known->checkpoint, r);
   if (!known.ok) return RM::failure(known.error);
   m.known_total = known.value;
-  return RM::success(std::move(m));
+  return RM::success(true);
 }
 
 // The card: a catalogue GPU, a card's memory, or a KV budget given outright.
@@ -176,14 +176,13 @@ struct StageRuns {
   bool all_start = true;
 };
 
-Result<StageRuns> run_stages(const EngineProfile& engine, const PlanInput& in, const PlanModel& m,
-                             PlanReport& r) {
-  using RR = Result<StageRuns>;
+Result<bool> run_stages(const EngineProfile& engine, const PlanInput& in, const PlanModel& m,
+                        PlanReport& r, StageRuns& runs) {
+  using RR = Result<bool>;
   const ModelShape& shape = r.estimate.shape;
   const Result<PipelineStages> stages =
       pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
   if (!stages.ok) return RR::failure(stages.error);
-  StageRuns runs;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     Result<GpuLoad> load =
         remembered_load(*m.known, in, shape, r.weights, rank, stages.value, m.with_draft);
@@ -219,7 +218,7 @@ Result<StageRuns> run_stages(const EngineProfile& engine, const PlanInput& in, c
       runs.tightest_rank = rank;
     }
   }
-  return RR::success(std::move(runs));
+  return RR::success(true);
 }
 
 // The replica as large as its tightest stage: the stages, totals over the data-parallel
@@ -317,10 +316,11 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   r.engine = in.engine;
   const EngineProfile& engine = *find_engine_profile(in.engine);  // validate_plan_input() found it
   PlanMemo own;  // without a caller's memo, this plan's alone
-  Result<PlanModel> model = resolve_plan_model(engine, in, memo ? *memo : own, r);
-  if (!model.ok) return RS::failure(model.error);
+  PlanModel model;
+  const Result<bool> resolved = resolve_plan_model(engine, in, memo ? *memo : own, r, model);
+  if (!resolved.ok) return RS::failure(resolved.error);
   if (const Result<bool> card = resolve_card(in, r); !card.ok) return RS::failure(card.error);
-  if (const Result<bool> context = settle_context(engine, in, model.value, r); !context.ok)
+  if (const Result<bool> context = settle_context(engine, in, model, r); !context.ok)
     return RS::failure(context.error);
   // Each pipeline stage on one of its GPUs; the replica is as large as its tightest stage.
   r.tensor_parallel = in.tensor_parallel;
@@ -328,15 +328,15 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   const uint64_t per_replica = uint64_t{in.tensor_parallel} * in.pipeline_parallel;
   // llama.cpp's GPUs are one server's devices, not replicas.
   r.data_parallel = in.gpus == 0 || engine.one_server_devices ? 1 : in.gpus / per_replica;
-  Result<StageRuns> runs = run_stages(engine, in, model.value, r);
-  if (!runs.ok) return RS::failure(runs.error);
-  if (const Result<bool> combined = combine_stages(engine, in, model.value, r, runs.value); !combined.ok)
+  StageRuns runs;
+  if (const Result<bool> ran = run_stages(engine, in, model, r, runs); !ran.ok)
+    return RS::failure(ran.error);
+  if (const Result<bool> combined = combine_stages(engine, in, model, r, runs); !combined.ok)
     return RS::failure(combined.error);
   const bool full = memo == nullptr || !memo->capacity_only;
-  if (const Result<bool> added = add_estimates(engine, in, full, runs.value); !added.ok)
+  if (const Result<bool> added = add_estimates(engine, in, full, runs); !added.ok)
     return RS::failure(added.error);
-  return RS::success(PlanState{std::move(runs.value.tightest), std::move(runs.value.loads),
-                               runs.value.tightest_rank});
+  return RS::success(PlanState{std::move(runs.tightest), std::move(runs.loads), runs.tightest_rank});
 }
 
 Result<PlanReport> plan(const PlanInput& in) {
