@@ -1,5 +1,5 @@
 // The config.json importer: one class whose stages are split over files by concept (shape fields,
-// layer layout, recurrent mixers); config_import.cpp runs it over the language model's config.
+// layer layout, recurrent mixers); import.cpp runs it over the language model's config.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 namespace kvscope::config {
 
-// The config.json reader's entry points, kvscope::sizing's kConfigReader (config_import.cpp; the
+// The config.json reader's entry points, kvscope::sizing's kConfigReader (import.cpp; the
 // what-ifs in config_overrides.cpp, the side files in side_files.cpp).
 Result<ImportedModel> import_config(std::string_view json_text);
 Result<ImportedModel> import_preset(const ModelEntry& entry);
