@@ -27,14 +27,6 @@ double rate_of(const json& obj, const char* key) {
   return obj.contains(key) && obj[key].is_number() ? obj[key].get<double>() : 0.0;
 }
 
-// The page's first module embeds no source where it is the usual one, the config on the
-// repository's main branch (core/CMakeLists.txt): it is built from hf_id.
-std::string source_of(const json& m) {
-  const std::string source = text_of(m, "source");
-  return source.empty() ? "https://huggingface.co/" + text_of(m, "hf_id") + "/blob/main/config.json"
-                        : source;
-}
-
 std::string lowercase(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -170,7 +162,7 @@ const std::vector<ModelEntry>& model_catalog() {
                             text_of(m, "family"),
                             text_of(m, "hf_id"),
                             aliases,
-                            source_of(m),
+                            text_of(m, "source"),
                             count_of(m, "params_published"),
                             count_of(m, "active_params_published"),
                             cut_out && config < cut.configs.size()

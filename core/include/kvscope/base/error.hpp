@@ -43,7 +43,8 @@ struct Result {
   Error error{};
 
   static Result success(T v) { return Result{true, std::move(v), {}}; }
-  // Out of line: a failure default-constructs the value, which for a report is long code.
+  // Out of line: a failure default-constructs the value, which for a report is long code (0.98 kB
+  // gzipped of the first module, 2026-12-06: under 1 kB, kept, the module being 150.7 kB without).
   [[gnu::noinline]] static Result failure(Error e) { return Result{false, T{}, std::move(e)}; }
 };
 

@@ -215,7 +215,8 @@ struct EstimatedBudget {
 };
 
 struct PlanReport {
-  // Out of line: each Result<...>::failure that holds a report calls this one copy.
+  // Out of line: each Result<...>::failure that holds a report calls this one copy (with the other
+  // constructors marked "as PlanReport()", 1.7 kB gzipped of the first module, 2026-12-06).
   PlanReport();
   EstimateReport estimate;  // the model, its KV per token and the workload line
   std::string engine;
