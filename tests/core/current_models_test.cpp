@@ -15,7 +15,7 @@ using test::real_config;
 
 uint64_t per_token(const ModelShape& s, const std::string& kv) {
   const Dtype d = test::kv_dtype(kv);
-  const Result<KvEstimate> e = estimate_kv(s, d, test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
+  const Result<KvEstimate> e = kv_totals(s, d, test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
   EXPECT_TRUE(e.ok) << e.error.message;
   return e.value.kv_bytes_per_token;
 }
@@ -124,7 +124,7 @@ TEST(CurrentModels, Qwen35SsmStateInFp32) {
   EXPECT_EQ(gdn.state_values, conv + ssm);
   EXPECT_EQ(gdn.ssm_state_values, ssm);
   const Result<KvEstimate> e =
-      estimate_kv(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
+      kv_totals(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"), KvWorkload{1, 1, 0, 0});
   ASSERT_TRUE(e.ok);
   EXPECT_EQ(e.value.state_bytes_per_sequence, 24 * (conv * 2 + ssm * 4));
 }
@@ -151,8 +151,8 @@ TEST(CurrentModels, Glm47KeepsGlm45sShapeAtLongerContext) {
   EXPECT_EQ(s.model_type, "glm4_moe");
   EXPECT_EQ(s.max_position_embeddings, 202752u);
   EXPECT_EQ(vllm_context_limit(s).tokens, 202752u);
-  const Result<KvEstimate> kv = estimate_kv(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"),
-                                            KvWorkload{4096, 1, 0, 0});
+  const Result<KvEstimate> kv =
+      kv_totals(s, test::kv_dtype("bf16"), test::kv_dtype("bf16"), KvWorkload{4096, 1, 0, 0});
   ASSERT_TRUE(kv.ok);
   EXPECT_EQ(kv.value.kv_bytes_per_token, 2u * 92 * 8 * 128 * 2);
   const ModelShape catalogue = test::catalog_shape("glm-4.7");

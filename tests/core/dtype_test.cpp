@@ -44,9 +44,9 @@ TEST(Dtype, ByteCostsPerHeadOf128Values) {
 TEST(Dtype, LlamaCppQ8_0CacheIs544MiBNot512) {
   const ModelShape llama31 = catalog_shape("llama-3.1-8b");
   const Result<KvEstimate> f16 =
-      estimate_kv(llama31, kv_dtype("f16"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
+      kv_totals(llama31, kv_dtype("f16"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
   const Result<KvEstimate> q8 =
-      estimate_kv(llama31, kv_dtype("q8_0"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
+      kv_totals(llama31, kv_dtype("q8_0"), kv_dtype("f16"), KvWorkload{8192, 1, 0, 0});
   ASSERT_TRUE(f16.ok && q8.ok);
   EXPECT_EQ(f16.value.kv_bytes_total, 1024u << 20);
   EXPECT_EQ(q8.value.kv_bytes_total, 544u << 20);

@@ -40,7 +40,7 @@ void check_import(const std::string& text, const std::string& what) {
   }
   const Result<Dtype> bf16 = parse_dtype("bf16", DtypeUse::kKv, "kv_dtype");
   const Result<KvEstimate> kv =
-      estimate_kv(r.value.shape, bf16.value, bf16.value, KvWorkload{4096, 8, 16, 100});
+      kv_totals(r.value.shape, bf16.value, bf16.value, KvWorkload{4096, 8, 16, 100});
   if (!kv.ok) ASSERT_EQ(kv.error.code, kOutOfRange) << what << ": " << kv.error.message;
 }
 

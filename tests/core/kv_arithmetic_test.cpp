@@ -13,7 +13,7 @@ using test::import_fixture;
 using test::kv_dtype;
 
 Result<KvEstimate> run(const ModelShape& shape, KvWorkload w, const std::string& dtype = "bf16") {
-  return estimate_kv(shape, kv_dtype(dtype), kv_dtype("bf16"), w);
+  return kv_totals(shape, kv_dtype(dtype), kv_dtype("bf16"), w);
 }
 
 KvEstimate ok(const ModelShape& shape, KvWorkload w, const std::string& dtype = "bf16") {

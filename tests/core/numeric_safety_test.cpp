@@ -108,7 +108,7 @@ TEST(NumericSafety, HandBuiltShapesComputeExactlyOrSayOutOfRange) {
     const Dtype kv = test::kv_dtype(dtype);
     c.value_bytes = kv.block_bits / 8;
     const Result<KvEstimate> r =
-        estimate_kv(full_attention_shape(c), kv, kv, KvWorkload{c.tokens, c.batch, 0, 0});
+        kv_totals(full_attention_shape(c), kv, kv, KvWorkload{c.tokens, c.batch, 0, 0});
     expect_exact_or_out_of_range(c, r);
     (r.ok ? exact : refused) += 1;
   }
@@ -130,8 +130,8 @@ TEST(NumericSafety, MillionLayerShapesComputeExactlyAndStayFinite) {
   ASSERT_TRUE(layout.ok) << layout.error.message;
   for (uint64_t batch : {uint64_t{1}, uint64_t{1000}, uint64_t{1000000000}}) {
     c.batch = batch;
-    expect_exact_or_out_of_range(
-        c, estimate_kv(layout.value, KvWorkload{c.tokens, batch, 0, 0}, false));
+    expect_exact_or_out_of_range(c,
+                                 kv_totals(layout.value, KvWorkload{c.tokens, batch, 0, 0}, false));
   }
   // A decode step over them: 10^6 layers of 10^9 attended tokens is large but finite.
   const GpuLoad load =

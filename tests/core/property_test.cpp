@@ -55,7 +55,7 @@ Scenario random_scenario(std::mt19937_64& rng) {
 }
 
 KvEstimate ok(const ModelShape& shape, const KvWorkload& w, const std::string& dtype) {
-  const Result<KvEstimate> r = estimate_kv(shape, kv_dtype(dtype), kv_dtype("bf16"), w);
+  const Result<KvEstimate> r = kv_totals(shape, kv_dtype(dtype), kv_dtype("bf16"), w);
   EXPECT_TRUE(r.ok) << r.error.message;
   return r.value;
 }

@@ -19,7 +19,7 @@ constexpr uint64_t kKiB = 1024;
 KvEstimate kv_at(const ModelShape& shape, const std::string& dtype, uint64_t context,
                  uint64_t batch = 1) {
   const Result<KvEstimate> r =
-      estimate_kv(shape, kv_dtype(dtype), kv_dtype("bf16"), KvWorkload{context, batch, 0, 0});
+      kv_totals(shape, kv_dtype(dtype), kv_dtype("bf16"), KvWorkload{context, batch, 0, 0});
   EXPECT_TRUE(r.ok) << r.error.message;
   return r.value;
 }
@@ -129,7 +129,7 @@ TEST(SeedNumbers, MistralWindowCapsKeptTokens) {
 TEST(SeedNumbers, PagingReducesWasteNotBytesPerLiveToken) {
   const ModelShape llama31 = catalog_shape("llama-3.1-8b");
   const Result<KvEstimate> paged =
-      estimate_kv(llama31, kv_dtype("bf16"), kv_dtype("bf16"), KvWorkload{4097, 1, 16, 0});
+      kv_totals(llama31, kv_dtype("bf16"), kv_dtype("bf16"), KvWorkload{4097, 1, 16, 0});
   ASSERT_TRUE(paged.ok);
   EXPECT_EQ(paged.value.kv_bytes_per_token, 131072u);
   EXPECT_EQ(paged.value.kv_bytes_total, 131072u * 4112);  // 257 blocks of 16

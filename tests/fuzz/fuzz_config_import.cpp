@@ -51,8 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (limit.tokens != 0 && limit.derived_from.empty()) std::abort();
   const auto bf16 = kvscope::parse_dtype("bf16", kvscope::DtypeUse::kKv, "kv_dtype");
   for (uint64_t context : {uint64_t{1}, uint64_t{4097}, uint64_t{1} << 20}) {
-    const auto kv = kvscope::estimate_kv(model.value.shape, bf16.value, bf16.value,
-                                         kvscope::KvWorkload{context, 3, 16, 1});
+    const auto kv = kvscope::kv_totals(model.value.shape, bf16.value, bf16.value,
+                                       kvscope::KvWorkload{context, 3, 16, 1});
     if (kv.ok && kv.value.kv_bytes_total < kv.value.kv_bytes_per_sequence)
       std::abort();  // 3 sequences hold more than 1
   }

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary numbers straight into the core entry points (no CLI parsing). The
 // input is a sequence of little-endian 64-bit fields (integers, or doubles by their bits; 0 once
-// the input runs out): first a hand-built ModelShape and workload for estimate_kv, decode_step
+// the input runs out): first a hand-built ModelShape and workload for kv_totals, decode_step
 // and prefill, then a PlanInput (a catalogue model or a generated config.json) for plan and
 // sweep. Every call must return an error naming its field in one line, or figures that are
 // finite, non-negative and consistent; anything else aborts.
@@ -145,7 +145,7 @@ const Dtype& pick(const std::vector<Dtype>& dtypes, FieldReader& in) {
   return dtypes[in.below(dtypes.size())];
 }
 
-// estimate_kv, then decode_step and prefill on one GPU of the shape as plan() shards it.
+// kv_totals, then decode_step and prefill on one GPU of the shape as plan() shards it.
 void fuzz_shape(FieldReader& in) {
   static const std::vector<Dtype> kv_dtypes = list_dtypes(DtypeUse::kKv);
   const ModelShape shape = read_shape(in);
@@ -156,7 +156,7 @@ void fuzz_shape(FieldReader& in) {
   w.batch = in.u64();
   w.block_size_tokens = in.u64();
   w.shared_prefix_tokens = in.u64();
-  const Result<KvEstimate> kv_estimate = estimate_kv(shape, kv, state, w);
+  const Result<KvEstimate> kv_estimate = kv_totals(shape, kv, state, w);
   if (kv_estimate.ok) {
     check_kv(kv_estimate.value, w);
   } else {

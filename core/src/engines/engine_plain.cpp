@@ -16,8 +16,8 @@ Result<PlanReport> plan_plain(PlanReport r, const ModelShape& shape, const PlanI
         left_after(r.gpu_memory_bytes, CheckedU64(r.weights_bytes) + in.overhead_bytes);
   }
   auto bytes_at = [&](uint64_t len) -> CheckedU64 {
-    const Result<KvEstimate> kv = estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype,
-                                              KvWorkload{len, 1, r.block_size_tokens, 0});
+    const Result<KvEstimate> kv = kv_totals(shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                                            KvWorkload{len, 1, r.block_size_tokens, 0});
     return kv.ok ? CheckedU64(kv.value.kv_bytes_total) : CheckedU64::overflow();
   };
   auto fits = [&](uint64_t len) {
@@ -32,7 +32,7 @@ Result<PlanReport> plan_plain(PlanReport r, const ModelShape& shape, const PlanI
                                              : std::floor(static_cast<double>(r.kv_pool_bytes) /
                                                           static_cast<double>(r.kv_bytes_needed));
   const Result<KvEstimate> one_token =
-      estimate_kv(shape, r.estimate.kv_dtype, r.estimate.state_dtype, KvWorkload{1, 1, 0, 0});
+      kv_totals(shape, r.estimate.kv_dtype, r.estimate.state_dtype, KvWorkload{1, 1, 0, 0});
   const uint64_t per_token = one_token.ok ? one_token.value.kv_bytes_per_token : 0;
   r.kv_pool_tokens = per_token == 0 ? 0 : r.kv_pool_bytes / per_token;
   r.starts = r.kv_pool_bytes > 0 && r.kv_bytes_needed <= r.kv_pool_bytes;

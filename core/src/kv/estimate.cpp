@@ -103,7 +103,7 @@ Result<EstimateReport> estimate(const EstimateInput& in, const ResolvedModel& mo
                               with_commas(out.workload.context_tokens) + " tokens");
   }
   const Result<KvEstimate> kv_estimate =
-      estimate_kv(out.shape, out.kv_dtype, out.state_dtype, out.workload);
+      kv_totals(out.shape, out.kv_dtype, out.state_dtype, out.workload);
   if (!kv_estimate.ok) return R::failure(kv_estimate.error);
   out.kv = kv_estimate.value;
 

@@ -11,7 +11,7 @@
 
 namespace kvscope {
 
-Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
+Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
   using R = Result<KvEstimate>;
   if (w.context_tokens == 0)
     return R::failure(make_error(kInvalidValue, "context_tokens", "must be at least 1 token"));
@@ -104,11 +104,11 @@ Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& w, bool
   return R::success(std::move(out));
 }
 
-Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
-                               const KvWorkload& w) {
+Result<KvEstimate> kv_totals(const ModelShape& shape, const Dtype& kv, const Dtype& state,
+                             const KvWorkload& w) {
   const Result<KvLayout> layout = kv_layout(shape, kv, state);
   if (!layout.ok) return Result<KvEstimate>::failure(layout.error);
-  return estimate_kv(layout.value, w, true);
+  return kv_totals(layout.value, w, true);
 }
 
 }  // namespace kvscope

@@ -61,8 +61,7 @@ Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype&
           static_cast<double>(per_token.value) * static_cast<double>(attended_tokens(l, length));
     }
   } else {
-    const Result<KvEstimate> cache =
-        estimate_kv(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
+    const Result<KvEstimate> cache = kv_totals(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});
     if (!cache.ok) return R::failure(cache.error);
     per_sequence = static_cast<double>(cache.value.kv_bytes_per_sequence);
   }

@@ -164,7 +164,7 @@ Result<WorkloadCapacity> workload_capacity(const ModelShape& shape, const Dtype&
         const uint64_t held =
             static_cast<uint64_t>(clip(prompt + std::round(output * (k + 0.5) / kProgressPoints)));
         const Result<KvEstimate> at =
-            estimate_kv(shape, kv, state, KvWorkload{held, 1, w.block_size_tokens, 0});
+            kv_totals(shape, kv, state, KvWorkload{held, 1, w.block_size_tokens, 0});
         if (!at.ok) return R::failure(at.error);
         const double bytes = static_cast<double>(at.value.kv_bytes_total);
         const double seen = weight * output;
@@ -184,7 +184,7 @@ Result<WorkloadCapacity> workload_capacity(const ModelShape& shape, const Dtype&
   double prefix_bytes = 0;
   if (w.shared_prefix_tokens > 0) {
     const Result<KvEstimate> prefix =
-        estimate_kv(shape, kv, state, KvWorkload{w.shared_prefix_tokens, 1, 0, 0});
+        kv_totals(shape, kv, state, KvWorkload{w.shared_prefix_tokens, 1, 0, 0});
     if (!prefix.ok) return R::failure(prefix.error);
     prefix_bytes = static_cast<double>(prefix.value.kv_bytes_per_sequence -
                                        prefix.value.state_bytes_per_sequence);

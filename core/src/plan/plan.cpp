@@ -159,7 +159,7 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
       r.block_size_tokens != r.estimate.workload.block_size_tokens) {
     r.estimate.workload.block_size_tokens = r.block_size_tokens;  // page the workload line too
     const Result<KvEstimate> paged =
-        estimate_kv(m.kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
+        kv_totals(m.kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, r.estimate.workload);
     if (!paged.ok) return Result<bool>::failure(paged.error);
     r.estimate.kv = paged.value;
   }
@@ -255,8 +255,8 @@ Result<bool> combine_stages(const EngineProfile& engine, const PlanInput& in, co
   tightest.estimate.kv = r.estimate.kv;
   if (tightest.block_size_tokens != r.block_size_tokens) {  // the engine raised the block (hybrids)
     tightest.estimate.workload.block_size_tokens = tightest.block_size_tokens;
-    const Result<KvEstimate> paged = estimate_kv(
-        m.kv_shape, r.estimate.kv_dtype, r.estimate.state_dtype, tightest.estimate.workload);
+    const Result<KvEstimate> paged = kv_totals(m.kv_shape, r.estimate.kv_dtype,
+                                               r.estimate.state_dtype, tightest.estimate.workload);
     if (!paged.ok) return RB::failure(paged.error);
     tightest.estimate.kv = paged.value;
   }
@@ -274,7 +274,8 @@ Result<bool> add_estimates(const EngineProfile& engine, const PlanInput& in, boo
   PlanReport& tightest = runs.tightest;
   const ModelShape& tightest_shape = runs.loads[runs.tightest_rank].gpu_shape;
   if (full) {
-    const Result<PlanRoofline> estimate_roofline = plan_roofline(in, tightest, runs.loads, tightest_shape);
+    const Result<PlanRoofline> estimate_roofline =
+        plan_roofline(in, tightest, runs.loads, tightest_shape);
     if (!estimate_roofline.ok) return RB::failure(estimate_roofline.error);
     tightest.roofline = estimate_roofline.value;
   }
@@ -336,7 +337,8 @@ Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
   const bool full = memo == nullptr || !memo->capacity_only;
   if (const Result<bool> added = add_estimates(engine, in, full, runs); !added.ok)
     return RS::failure(added.error);
-  return RS::success(PlanState{std::move(runs.tightest), std::move(runs.loads), runs.tightest_rank});
+  return RS::success(
+      PlanState{std::move(runs.tightest), std::move(runs.loads), runs.tightest_rank});
 }
 
 Result<PlanReport> plan(const PlanInput& in) {

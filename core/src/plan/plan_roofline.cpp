@@ -103,8 +103,8 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   out.context_tokens = r.estimate.workload.context_tokens;
   out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
   const Result<KvEstimate> per_sequence =
-      estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
-                  KvWorkload{out.context_tokens, 1, 0, 0});
+      kv_totals(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                KvWorkload{out.context_tokens, 1, 0, 0});
   if (!per_sequence.ok) return RR::failure(per_sequence.error);
   out.kv_capped_batch = per_sequence.value.kv_bytes_per_sequence == 0
                             ? 0
@@ -137,8 +137,8 @@ Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
   out.sequences = in.require_concurrency != 0 ? in.require_concurrency : in.model.batch;
   out.context_tokens = r.estimate.workload.context_tokens;
   const Result<KvEstimate> one =
-      estimate_kv(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
-                  KvWorkload{out.context_tokens, 1, r.block_size_tokens, 0});
+      kv_totals(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
+                KvWorkload{out.context_tokens, 1, r.block_size_tokens, 0});
   if (!one.ok) return Result<TargetFit>::failure(one.error);
   const double per_sequence = static_cast<double>(one.value.kv_bytes_total);
   out.sequences_that_fit = per_sequence > 0 ? static_cast<double>(r.kv_pool_bytes) / per_sequence *

@@ -55,7 +55,7 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
     Series series{dtype.value.name, {}};
     series.points.reserve(contexts.size());
     for (const uint64_t context : contexts) {
-      const Result<KvEstimate> kv = estimate_kv(layout.value, KvWorkload{context, 1, 0, 0}, false);
+      const Result<KvEstimate> kv = kv_totals(layout.value, KvWorkload{context, 1, 0, 0}, false);
       if (!kv.ok) return R::failure(kv.error);
       series.points.emplace_back(static_cast<double>(context),
                                  static_cast<double>(kv.value.kv_bytes_per_sequence));
@@ -71,7 +71,7 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
   if (!pool_layout.ok) return R::failure(pool_layout.error);
   for (const uint64_t context : contexts) {
     const Result<KvEstimate> kv =
-        estimate_kv(pool_layout.value, KvWorkload{context, 1, p.block_size_tokens, 0}, false);
+        kv_totals(pool_layout.value, KvWorkload{context, 1, p.block_size_tokens, 0}, false);
     if (!kv.ok) return R::failure(kv.error);
     const double per_sequence = static_cast<double>(kv.value.kv_bytes_total);
     out.concurrency_vs_context.points.emplace_back(

@@ -212,8 +212,8 @@ Result<Search> prepare_search(const PlanInput& base, const SolveOptions& o, Plan
     if (seen) continue;
     // Every layout of every engine stores at least this per sequence (the model as planned); with
     // length distributions requests are shorter, and only the weights bound the search.
-    const Result<KvEstimate> one = estimate_kv(r.estimate.shape, dtype, r.estimate.state_dtype,
-                                               KvWorkload{s.context_tokens, 1, 0, 0});
+    const Result<KvEstimate> one = kv_totals(r.estimate.shape, dtype, r.estimate.state_dtype,
+                                             KvWorkload{s.context_tokens, 1, 0, 0});
     if (!one.ok) return R::failure(one.error);
     const bool lengths = !base.prompt_lengths.empty() || !base.output_lengths.empty();
     s.kv_choices.push_back(

@@ -68,9 +68,10 @@ Result<Dtype> ssm_state_dtype(const ModelShape& shape, const Dtype& state);
 Result<uint64_t> recurrent_state_bytes(const LayerSpec& layer, const Dtype& state,
                                        const Dtype& ssm);
 
-// Everything above for a model, a KV dtype, a recurrent-state dtype and a workload.
-Result<KvEstimate> estimate_kv(const ModelShape& shape, const Dtype& kv, const Dtype& state,
-                               const KvWorkload& workload);
+// A workload's KV bytes (kv_totals.cpp): everything above for a model, a KV dtype, a
+// recurrent-state dtype and a workload.
+Result<KvEstimate> kv_totals(const ModelShape& shape, const Dtype& kv, const Dtype& state,
+                             const KvWorkload& workload);
 
 // The same, in two steps for sweeps: the shape checked and grouped with its per-token bytes
 // once, then the figures at each workload (without copying the groups unless asked for).
@@ -78,8 +79,7 @@ struct KvLayout {
   std::vector<GroupKv> groups;  // per-token fields only: group, bytes per token, state bytes
 };
 Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype& state);
-Result<KvEstimate> estimate_kv(const KvLayout& layout, const KvWorkload& workload,
-                               bool with_groups);
+Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& workload, bool with_groups);
 
 // K/V projections per layer to produce `output_tokens` after a `prompt_tokens` prompt: without a
 // cache each step recomputes the whole prefix; with one each token is projected once.
