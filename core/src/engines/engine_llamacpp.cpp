@@ -199,30 +199,30 @@ Result<size_t> server_devices(const PlanInput& in) {
 struct Placement {
   std::vector<int> layer_device;
   std::vector<DeviceBuffers> on;
-  size_t devices = 0;  // GPUs
 
-  DeviceBuffers& of(int d) { return on[d < 0 ? devices : static_cast<size_t>(d)]; }
+  size_t gpus() const { return on.size() - 1; }
+  // Where device `d` of layer_device (-1: the CPU) is in `on`.
+  size_t index(int d) const { return d < 0 ? gpus() : static_cast<size_t>(d); }
 };
 
-// Each layer's weights and K/V on its device (of p.devices); the token embedding stays on the CPU.
-// Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed ones
-// are.
+// Each layer's weights and K/V on its device (of `devices` GPUs); the token embedding stays on the
+// CPU. Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed
+// ones are.
 Result<bool> place_layers(const ModelShape& shape, const PlanReport& r, const PlanInput& in,
-                          const std::vector<LayerBuffers>& buffers, Placement& p) {
+                          const std::vector<LayerBuffers>& buffers, size_t devices, Placement& p) {
   using RP = Result<bool>;
   const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
   if (!tensors.ok) return RP::failure(tensors.error);
   const Result<LayerWeightBytes> weights =
       layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
   if (!weights.ok) return RP::failure(weights.error);
-  const size_t devices = p.devices;
   p.layer_device = layer_devices(shape.layers.size(), in, devices);
   p.on.resize(devices + 1);
   for (size_t d = 0; d < devices; ++d) p.on[d].device = "CUDA" + std::to_string(d);
   p.on[devices].device = "CPU";
   p.on[devices].weights_bytes = weights.value.embedding;
   for (size_t il = 0; il <= shape.layers.size(); ++il) {
-    DeviceBuffers& b = p.of(p.layer_device[il]);
+    DeviceBuffers& b = p.on[p.index(p.layer_device[il])];
     if (il == shape.layers.size()) {
       b.output_layer = true;
       b.weights_bytes += weights.value.output;
@@ -251,7 +251,7 @@ Result<bool> place_layers(const ModelShape& shape, const PlanReport& r, const Pl
 // overhead); whether all do.
 bool check_devices_fit(Placement& p, const PlanReport& r, const PlanInput& in) {
   bool fits = true;
-  for (size_t d = 0; d < p.devices; ++d) {
+  for (size_t d = 0; d < p.gpus(); ++d) {
     DeviceBuffers& b = p.on[d];
     b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
     const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
@@ -271,13 +271,12 @@ uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dty
     const Result<std::vector<LayerBuffers>> b =
         layer_buffers(shape, r.estimate.kv_dtype, v, ctx, in);
     if (!b.ok) return false;
-    std::vector<CheckedU64> per_device(p.devices + 1);
+    std::vector<CheckedU64> per_device(p.on.size());
     for (size_t il = 0; il < b.value.size(); ++il) {
       const int d = in.llama_cpp.kv_offload ? p.layer_device[il] : -1;
-      per_device[d < 0 ? p.devices : static_cast<size_t>(d)] +=
-          CheckedU64(b.value[il].kv) + b.value[il].state;
+      per_device[p.index(d)] += CheckedU64(b.value[il].kv) + b.value[il].state;
     }
-    for (size_t d = 0; d < p.devices; ++d) {
+    for (size_t d = 0; d < p.gpus(); ++d) {
       const CheckedU64 used =
           (r.kv_memory_given ? CheckedU64(0) : CheckedU64(p.on[d].weights_bytes)) + per_device[d] +
           (d == 0 ? in.overhead_bytes : 0);
@@ -347,12 +346,11 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   r.block_size_tokens = 0;
 
   Placement p;
-  p.devices = devices.value;
-  const Result<bool> placed = place_layers(shape, r, in, buffers.value, p);
+  const Result<bool> placed = place_layers(shape, r, in, buffers.value, devices.value, p);
   if (!placed.ok) return R::failure(placed.error);
   r.starts = check_devices_fit(p, r, in);
   r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
-  for (size_t d = 0; d < p.devices; ++d)
+  for (size_t d = 0; d < p.gpus(); ++d)
     r.weights_bytes = std::max(r.weights_bytes, p.on[d].weights_bytes);
   r.devices = p.on;
   if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;

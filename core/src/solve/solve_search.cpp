@@ -164,6 +164,10 @@ class CardSearch {
   uint64_t best_gpus(size_t c) const { return trials_[static_cast<size_t>(best_[c])].gpus(); }
   uint64_t limit_for(size_t c) const;
   bool bounded_out(Trial& t, size_t c, uint64_t limit);
+  Result<PlanState> plan_trial(Trial& t) {  // one server's devices (llama.cpp), else one replica
+    return s_.engine->one_server_devices ? plan_server(s_, card_, t, plans_)
+                                         : plan_replica(s_, card_, t, plans_);
+  }
   Result<bool> try_layout(uint32_t tp, uint32_t pp, size_t c);
   Result<bool> add_best_options();
   Result<bool> add_closest_miss();
@@ -254,8 +258,7 @@ Result<bool> CardSearch::try_layout(uint32_t tp, uint32_t pp, size_t c) {
     out_.gpu.search_cut = true;
     return Result<bool>::success(false);
   }
-  const Result<PlanState> p = s_.engine->one_server_devices ? plan_server(s_, card_, t, plans_)
-                                                            : plan_replica(s_, card_, t, plans_);
+  const Result<PlanState> p = plan_trial(t);
   if (!p.ok) {
     const std::string& field = p.error.field;
     if (field != "tensor_parallel" && field != "pipeline_parallel") return Result<bool>::failure(p.error);
@@ -344,9 +347,7 @@ void CardSearch::add_cheaper_failures() {
       planned.pp = t.pp;
       planned.weight = t.weight;
       planned.kv = t.kv;
-      const Result<PlanState> p = s_.engine->one_server_devices
-                                      ? plan_server(s_, card_, planned, plans_)
-                                      : plan_replica(s_, card_, planned, plans_);
+      const Result<PlanState> p = plan_trial(planned);
       if (p.ok) {
         if (planned.works) planned.dp_for_pool = planned.dp = ceil_div(o_.concurrency, planned.capacity);
         t = planned;

@@ -44,7 +44,6 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   return out;
 }
 
-
 // The page sizes a hybrid's block is settled by: the largest recurrent state of a layer, the
 // largest attention bytes per token of a layer.
 struct PageSizes {
