@@ -8,7 +8,9 @@ import path from 'node:path';
 import { siteDir } from '../paths.mjs';
 import { serve, launch, open, screenshot } from './support.mjs';
 
-const { parseHash } = await import(path.join(siteDir, 'js/state.js'));
+const { FIELDS, OLD_NAMES, attributeOf, checkNamed, parseHash } = await import(path.join(siteDir, 'js/state.js'));
+// A widget attribute's name (snake_case, today's or an old one) by its kebab-case spelling.
+const NAME_OF_ATTRIBUTE = Object.fromEntries([...Object.keys(OLD_NAMES), ...Object.keys(FIELDS)].map((n) => [attributeOf(n), n]));
 
 let server;
 let browser;
@@ -178,20 +180,21 @@ test('"Open in kvscope": each widget opens the explorer on its scenario, a compa
     const { state, refused } = parseHash(new URL(w.href).hash);
     assert.deepEqual(refused, [], w.id);
     // Every scenario attribute of the widget is in the link.
-    for (const [name, value] of Object.entries(w.attributes)) {
-      const field = name.replace(/-/g, '_');
-      if (field in state) assert.equal(String(state[field]), value, `${w.id}: ${name}`);
+    for (const [attribute, raw] of Object.entries(w.attributes)) {
+      if (!NAME_OF_ATTRIBUTE[attribute]) continue;
+      const { field, value } = checkNamed(NAME_OF_ATTRIBUTE[attribute], raw);
+      assert.equal(state[field], value, `${w.id}: ${attribute}`);
     }
     const { page: explorer, problems: explorerProblems } = await open(browser, w.href);
     assert.equal(await explorer.evaluate(() => document.getElementById('page-error').hidden), true, w.id);
     const inputs = await pageInputs(explorer);
     assert.equal(inputs.model, state.model, w.id);
-    assert.equal(Number(inputs.context), state.context, w.id);
+    assert.equal(Number(inputs.context), state.context_tokens, w.id);
     assert.equal(inputs.gpu, state.gpu, w.id);
     assert.equal(inputs.engine, state.engine, w.id);
     assert.equal(inputs['kv-dtype'], state.kv_dtype, w.id);
     assert.equal(inputs['weight-dtype'], state.weight_dtype, w.id);
-    if (state.gpu === 'custom') assert.equal(Number(inputs['gpu-memory-gb']), state.gpu_memory_gb, w.id);
+    if (state.gpu === 'custom') assert.equal(Number(inputs['gpu-memory-gb']) * 1e9, state.gpu_memory_bytes, w.id);
     const pinned = await explorer.evaluate(() => [...document.querySelectorAll('#compare-panel tbody tr')].map((tr) => tr.textContent));
     if (w.view === 'compare') {
       // The same scenarios, computed by the explorer: the rows read as the widget's (same units).

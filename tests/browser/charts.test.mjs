@@ -18,7 +18,7 @@ before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 // An H100 at 64K: a few sequences fit at the longest context, hundreds at the shortest.
-const H100 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', context: 65536 };
+const H100 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', context_tokens: 65536 };
 const url = (state) => `${server.base}/index.html#${toHash(state)}`;
 
 // Runs in the page before its scripts: each canvas keeps the texts of its last draw (uPlot draws

@@ -13,7 +13,7 @@ let browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-const DEEPSEEK = { ...DEFAULTS, model: 'deepseek-v3', gpu: 'h200-sxm-141gb', gpus: 8, tp: 8, kv_dtype: 'fp8', context: 131072 };
+const DEEPSEEK = { ...DEFAULTS, model: 'deepseek-v3', gpu: 'h200-sxm-141gb', gpus: 8, tensor_parallel: 8, kv_dtype: 'fp8', context_tokens: 131072 };
 
 test('DeepSeek-V3 on one 8 x H200 node starts: its fp8 weights, and MTP drafting', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(DEEPSEEK)}`);
@@ -26,8 +26,8 @@ test('DeepSeek-V3 on one 8 x H200 node starts: its fp8 weights, and MTP drafting
   assert.equal(await page.isVisible('#mtp-control'), true);  // the checkpoint has an MTP layer
   await screenshot(page, 'page-deepseek-v3-8xh200');
   await page.selectOption('#mtp-tokens', '1');
-  await page.waitForURL(/mtp_tokens=1/);
-  const drafting = cliPlan({ ...DEEPSEEK, mtp_tokens: 1 });
+  await page.waitForURL(/speculative_config.num_speculative_tokens=1/);
+  const drafting = cliPlan({ ...DEEPSEEK, 'speculative_config.num_speculative_tokens': 1 });
   assert.equal(await value(page, '#kv-bytes-per-token'), drafting.kv_bytes_per_token);
   assert.equal(drafting.kv_bytes_per_token, expected.kv_bytes_per_token / 61 * 62);
   assert.deepEqual(problems, []);
@@ -35,7 +35,7 @@ test('DeepSeek-V3 on one 8 x H200 node starts: its fp8 weights, and MTP drafting
 });
 
 test('Qwen3-32B at 131072 tokens: vLLM refuses past the derived limit, the override starts it', async () => {
-  const qwen = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', context: 131072 };
+  const qwen = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', context_tokens: 131072 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(qwen)}`);
   assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'false');
   assert.match(await page.textContent('#startup-error'),
@@ -43,7 +43,7 @@ test('Qwen3-32B at 131072 tokens: vLLM refuses past the derived limit, the overr
   assert.match(await page.textContent('#context-limit'), /40,960 tokens .* 131,072 is past it/);
   assert.equal(await page.isVisible('#mtp-control'), false);
   await page.check('#allow-long-context');
-  await page.waitForURL(/allow_long_context=1/);
+  await page.waitForURL(/allow_long_context=true/);
   assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
   assert.match(await page.inputValue('#engine-command'), /^VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen\/Qwen3-32B /);
   assert.deepEqual(problems, []);
@@ -79,7 +79,7 @@ test('a model named by its Hugging Face id or display name', async () => {
 });
 
 test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and its ratio knob', async () => {
-  const next = { ...DEFAULTS, model: 'qwen3-next-80b-a3b', gpu: 'h100-sxm-80gb', gpus: 4, tp: 4, engine: 'sglang', context: 32768 };
+  const next = { ...DEFAULTS, model: 'qwen3-next-80b-a3b', gpu: 'h100-sxm-80gb', gpus: 4, tensor_parallel: 4, engine: 'sglang', context_tokens: 32768 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(next)}`);
   const expected = cliPlan(next);
   assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
@@ -94,8 +94,8 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   await screenshot(page, 'page-qwen3-next-sglang');
   await page.fill('#mamba-full-memory-ratio', '0.3');
   await page.dispatchEvent('#mamba-full-memory-ratio', 'change');
-  await page.waitForURL(/mamba_full_memory_ratio=0.3/);
-  const fewer = cliPlan({ ...next, mamba_full_memory_ratio: 0.3 });
+  await page.waitForURL(/sglang.mamba_full_memory_ratio=0.3/);
+  const fewer = cliPlan({ ...next, 'sglang.mamba_full_memory_ratio': 0.3 });
   assert.ok(fewer.state_pool.slots < expected.state_pool.slots);
   assert.equal(Number(await page.getAttribute('#state-pool', 'data-slots')), fewer.state_pool.slots);
   assert.match(await page.inputValue('#engine-command'), /--mamba-full-memory-ratio 0\.3/);
@@ -104,7 +104,7 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
 });
 
 test('A KV dtype the engine has no name for is named under its launch command, not passed on', async () => {
-  const int8 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', kv_dtype: 'int8', context: 8192 };
+  const int8 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', kv_dtype: 'int8', context_tokens: 8192 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(int8)}`);
   assert.equal(cliPlan(int8).launch_unexpressed.length, 1);
   assert.doesNotMatch(await page.inputValue('#engine-command'), /--kv-cache-dtype/);
@@ -119,7 +119,7 @@ test('A KV dtype the engine has no name for is named under its launch command, n
 });
 
 test('20 users at 32K on two H200s: the verdict says how many fit before it says vLLM starts', async () => {
-  const target = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', gpus: 2, batch: 20, context: 32768 };
+  const target = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h200-sxm-141gb', gpus: 2, batch: 20, context_tokens: 32768 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(target)}`);
   const expected = cliPlan(target);
   assert.equal(expected.starts, true);
@@ -140,7 +140,7 @@ test('20 users at 32K on two H200s: the verdict says how many fit before it says
 test('Engine versions: the lines that differ are offered, and the chosen one plans the page', async () => {
   // Qwen3-30B-A3B over two 48 GB cards at 131,072 tokens: each stage needs 6 GiB of its 10.3; the
   // 0.14-0.15 line checks all 48 layers (12 GiB) against a stage and refuses (vLLM issue #34076).
-  const s = { ...DEFAULTS, model: 'qwen3-30b-a3b', gpu: 'custom', gpu_memory_gb: 48, gpus: 2, pp: 2, context: 131072, allow_long_context: 1 };
+  const s = { ...DEFAULTS, model: 'qwen3-30b-a3b', gpu: 'custom', gpu_memory_bytes: 48e9, gpus: 2, pipeline_parallel: 2, context_tokens: 131072, allow_long_context: true };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(s)}`);
   assert.equal(cliPlan(s).starts, true);
   assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
@@ -166,7 +166,7 @@ test('What kvscope estimates is shown as a range, and a start that turns on it s
   const first = cliPlan(DEFAULTS);  // article 2: Llama-3.1-8B on a 24 GB card at 128K
   const e = first.estimated_budget;
   assert.ok(e.kv_pool_bytes[0] < first.kv_pool_bytes && first.kv_pool_bytes < e.kv_pool_bytes[1]);
-  const close = { ...DEFAULTS, context: e.max_model_len_that_fits[1] };
+  const close = { ...DEFAULTS, context_tokens: e.max_model_len_that_fits[1] };
   assert.deepEqual(cliPlan(close).estimated_budget.starts, [false, true]);
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(close)}`);
   assert.equal(Number(await page.getAttribute('#estimated-budget', 'data-low')), cliPlan(close).estimated_budget.kv_pool_bytes[0]);
@@ -174,7 +174,7 @@ test('What kvscope estimates is shown as a range, and a start that turns on it s
   assert.match(await page.textContent('#verdict-close-call'), /^A close call: vLLM measures its activation peak/);
   await screenshot(page, 'page-estimated-close-call');
   await page.fill('#context', '16384');
-  await page.waitForURL(/context=16384/);
+  await page.waitForURL(/context_tokens=16384/);
   assert.equal(await page.isVisible('#verdict-close-call'), false);
   assert.deepEqual(problems, []);
   await page.close();
@@ -183,7 +183,7 @@ test('What kvscope estimates is shown as a range, and a start that turns on it s
 // What an explained log measured goes into the request at the keys the engine table lists for it
 // (kvscope.engines/1 calibration), and to no other engine.
 test('a start-up log\'s measurements go to the engine that reads them', () => {
-  const measured = { ...DEFAULTS, activation_bytes: 2e9, non_torch_bytes: 0 };
+  const measured = { ...DEFAULTS, 'vllm.activation_bytes': 2e9, 'vllm.non_torch_bytes': null };
   assert.deepEqual(planRequest(measured).vllm, { gpu_memory_utilization: 0.9, activation_bytes: 2e9 });
   const plan = cliPlan(measured);
   const estimated = cliPlan(DEFAULTS);

@@ -49,7 +49,7 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
   assert.deepEqual(await inWidget(page, 'w-gqa', '#kv-bytes-per-token'), ['131072']);
   const perSequence = (await inWidget(page, 'w-contexts', 'td[data-value]')).filter((_, i) => i % 2 === 0).map(Number);
   assert.deepEqual(perSequence, [0.5, 1, 4, 16].map((g) => g * 2 ** 30));
-  const card = { model: 'llama-2-7b', engine: 'plain', gpu: 'custom', gpu_memory_gb: 80, weights_gb: 13.5, kv_dtype: 'fp16', context: 4096 };
+  const card = { model: 'llama-2-7b', engine: 'plain', gpu: 'custom', gpu_memory_bytes: 80e9, weights_bytes: 13.5e9, kv_dtype: 'fp16', context_tokens: 4096 };
   const fits = [cliPlan(card), cliPlan({ ...card, set: 'num_key_value_heads=8' }), cliPlan({ ...card, set: 'num_key_value_heads=8', kv_dtype: 'int8' })]
     .map((r) => Math.floor(r.max_concurrency));
   assert.deepEqual(fits, [30, 123, 247]);
@@ -59,7 +59,7 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
   assert.equal(await page.evaluate(() => document.getElementById('w-startup').shadowRoot.querySelector('.verdict').dataset.starts), 'false');
   assert.deepEqual(await inWidget(page, 'w-startup', '#startup-error'), [refused.startup_error]);
   const levers = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-levers' && e.type === 'kvscope-result').detail.result.map((x) => x.report.starts));
-  assert.deepEqual(levers, [{ kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { gpu_memory_utilization: 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
+  assert.deepEqual(levers, [{ kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { 'vllm.gpu_memory_utilization': 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
     .map((c) => cliPlan(c).starts));
   assert.ok(levers.includes(true) && levers.includes(false));
   assert.deepEqual(problems, []);  // its screenshots: article.test.mjs
@@ -111,5 +111,50 @@ test('a host page: widgets share one module, update independently, keep their st
   assert.deepEqual(problems, []);
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'embed-host');
+  await page.close();
+});
+
+// Attributes written before the widget took the request's keys (issue 41) keep working, in their
+// old units; where a widget carries both spellings, today's wins; a control changes the one used.
+test('old attribute names answer as today\'s, and a control writes back the spelling the host used', async () => {
+  const { page, problems } = await open(browser, `${server.base}/test-host/widgets.html`, { ready: null });
+  await page.waitForFunction(() => customElements.get('kv-cache-explorer'));
+  const answer = (attributes) => page.evaluate((list) => new Promise((resolve) => {
+    const w = document.createElement('kv-cache-explorer');
+    for (const [name, value] of list) w.setAttribute(name, value);
+    w.addEventListener('kvscope-result', (e) => resolve({ report: e.detail.result, hash: new URL(w.shadowRoot.querySelector('.source a').href).hash }), { once: true });
+    w.addEventListener('kvscope-error', (e) => resolve({ error: e.detail }), { once: true });
+    document.body.append(w);
+  }), Object.entries(attributes));
+  const old = await answer({ view: 'concurrency', 'gpu-memory-gb': '48', 'gpu-bandwidth-tbs': '1', 'weights-gb': '15',
+    'gpu-memory-utilization': '0.8', tp: '1', context: '16384', 'shared-prefix': '1024', batch: '4' });
+  const today = await answer({ view: 'concurrency', 'gpu-memory-bytes': '48e9', 'gpu-bandwidth-bytes-per-s': '1e12',
+    'weights-bytes': '15e9', 'vllm-gpu-memory-utilization': '0.8', 'tensor-parallel': '1', 'context-tokens': '16384',
+    'shared-prefix-tokens': '1024', batch: '4' });
+  assert.equal(old.error, undefined);
+  assert.deepEqual(old.report, today.report);
+  assert.equal(old.hash, today.hash, '"Open in kvscope" links in today\'s names');
+  const expected = cliPlan({ gpu_memory_bytes: 48e9, gpu_bandwidth_bytes_per_s: 1e12, weights_bytes: 15e9,
+    'vllm.gpu_memory_utilization': 0.8, context_tokens: 16384, shared_prefix_tokens: 1024, batch: 4 });
+  assert.equal(today.report.max_concurrency, expected.max_concurrency);
+  const both = await answer({ view: 'concurrency', context: '4096', 'context-tokens': '16384' });
+  assert.equal(both.report.max_model_len, 16384);
+  assert.deepEqual((await answer({ 'gpu-memory-gb': '0' })).error,
+    { code: 'invalid_value', field: 'gpu-memory-gb', message: 'gpu-memory-gb: must be between 0.001 and 1000000, got "0"' });
+  // The context control of a widget written with `context` sets `context`.
+  const attributes = await page.evaluate(() => new Promise((resolve) => {
+    const w = document.createElement('kv-cache-explorer');
+    w.setAttribute('context', '4096');
+    w.setAttribute('controls', 'context');
+    w.addEventListener('kvscope-result', () => {
+      const input = w.shadowRoot.querySelector('input[type=number]');
+      input.value = '8192';
+      input.dispatchEvent(new Event('change'));
+      resolve([...w.attributes].map((a) => `${a.name}=${a.value}`));
+    }, { once: true });
+    document.body.append(w);
+  }));
+  assert.deepEqual(attributes, ['context=8192', 'controls=context']);
+  assert.deepEqual(problems, []);
   await page.close();
 });

@@ -47,8 +47,8 @@ test('a pasted vLLM log: each figure is the CLI\'s, and the page plans from its 
   await page.waitForURL(/kv_memory_bytes=/);
   const state = parseHash(await page.evaluate(() => location.hash)).state;
   assert.equal(state.model, 'qwen3-next-80b-a3b');
-  assert.equal(state.tp, 2);
-  assert.equal(state.context, 262144);
+  assert.equal(state.tensor_parallel, 2);
+  assert.equal(state.context_tokens, 262144);
   assert.equal(state.kv_memory_bytes, expected.plan_request.kv_memory_bytes);
   assert.match(await page.textContent('#calibrated-text'), /^Calibrated from your log \(vLLM 0\.10\.2 log, \d+ lines\): the KV budget as the engine measured it\.$/);
   // The verdict is the CLI's plan of that state: 973,760 tokens, as the engine printed.
@@ -89,7 +89,7 @@ test('hostile pastes get one line naming the log, and the page keeps answering',
   assert.match(await page.textContent('#explain-result'), /the log also has lines sglang prints; it was read as vLLM's/);
   // Still answering: a control change re-plans.
   await page.fill('#context', '4096');
-  await page.waitForURL(/context=4096/);
+  await page.waitForURL(/context_tokens=4096/);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -44,7 +44,7 @@ test('changing a control changes the answer and the URL', async () => {
   assert.equal(await value(page, '#kv-bytes-per-token'), 65536);
   await page.waitForURL(/kv_dtype=fp8/);
   await page.fill('#gpu-memory-utilization', '0.95');
-  const before95 = cliPlan({ ...DEFAULTS, kv_dtype: 'fp8', gpu_memory_utilization: 0.95 });
+  const before95 = cliPlan({ ...DEFAULTS, kv_dtype: 'fp8', 'vllm.gpu_memory_utilization': 0.95 });
   assert.equal(await value(page, '#kv-pool'), before95.kv_pool_bytes);
   await page.click('#use-fitting-context').catch(() => {});
   await page.click('#units-gb');
@@ -55,11 +55,11 @@ test('changing a control changes the answer and the URL', async () => {
 
 const SCENARIOS = [
   { ...DEFAULTS },
-  { ...DEFAULTS, model: 'llama-2-7b', gpu: 'a100-sxm-80gb', engine: 'plain', context: 4096, kv_dtype: 'fp16' },
-  { ...DEFAULTS, model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', kv_dtype: 'fp8', context: 32768, batch: 8 },
-  { ...DEFAULTS, model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tp: 2, gpus: 4, context: 65536 },
-  { ...DEFAULTS, model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', parallel: 4, context: 8192 },
-  { ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tp: 4, pp: 2, context: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: '1024' },
+  { ...DEFAULTS, model: 'llama-2-7b', gpu: 'a100-sxm-80gb', engine: 'plain', context_tokens: 4096, kv_dtype: 'fp16' },
+  { ...DEFAULTS, model: 'deepseek-v2-lite', gpu: 'h100-sxm-80gb', kv_dtype: 'fp8', context_tokens: 32768, batch: 8 },
+  { ...DEFAULTS, model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', engine: 'sglang', tensor_parallel: 2, gpus: 4, context_tokens: 65536 },
+  { ...DEFAULTS, model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', 'llama_cpp.parallel': 4, context_tokens: 8192 },
+  { ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tensor_parallel: 4, pipeline_parallel: 2, context_tokens: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: '1024' },
 ];
 
 test('the page shows the numbers of `kvscope plan --json` for the same scenario', async () => {
@@ -237,13 +237,13 @@ test('pins never replace each other: duplicates and a fifth are refused with a r
   await page.click('#pin');
   assert.match(await page.textContent('#pin-status'), /^This scenario is already pinned\.$/);
   await page.fill('#context', '8192');
-  await page.waitForURL(/context=8192/);
+  await page.waitForURL(/context_tokens=8192/);
   await page.click('#pin');
   assert.match(await page.textContent('#pin-status'), /^4 scenarios at most: 4 pinned, This scenario would add 1\. Remove one/);
   assert.equal(await pinned(), 4);
   await page.click('button.remove >> nth=0');
   await page.click('#pin');
-  await waitPins(4, 'context=8192');
+  await waitPins(4, 'context_tokens=8192');
   assert.equal(await page.textContent('#pin-status'), '');
   assert.deepEqual(problems, []);
   await page.close();
@@ -254,16 +254,16 @@ test('the context slider speaks tokens and its arrow keys step by powers of two'
   assert.equal(await page.getAttribute('#context-slider', 'aria-valuetext'), '131,072 tokens');
   await page.focus('#context-slider');
   await page.keyboard.press('ArrowRight');
-  await page.waitForURL(/context=262144/);
+  await page.waitForURL(/context_tokens=262144/);
   assert.equal(await page.getAttribute('#context-slider', 'aria-valuetext'), '262,144 tokens');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
-  await page.waitForURL(/context=65536/);
+  await page.waitForURL(/context_tokens=65536/);
   await page.fill('#context', '100000');
-  await page.waitForURL(/context=100000/);
+  await page.waitForURL(/context_tokens=100000/);
   await page.focus('#context-slider');
   await page.keyboard.press('ArrowDown');  // from between two powers: the one below
-  await page.waitForURL(/context=65536/);
+  await page.waitForURL(/context_tokens=65536/);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -282,7 +282,7 @@ test('"Use N" keeps the focus on the verdict it changes', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.focus('#use-fitting-context');
   await page.keyboard.press('Enter');
-  await page.waitForURL(/context=31488/);
+  await page.waitForURL(/context_tokens=31488/);
   await page.waitForFunction(() => document.activeElement?.id === 'verdict');
   assert.match(await page.textContent('#verdict-headline'), /^vLLM starts: Llama 3\.1 8B on 24 GB card at max_model_len 31,488/);
   assert.deepEqual(problems, []);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { siteDir } from '../paths.mjs';
 import { serve, launch, open, cliPlan, value } from './support.mjs';
 
-const { DEFAULTS } = await import(path.join(siteDir, 'js/state.js'));
+const { DEFAULTS, OLD_NAMES, parseHash, scenarioHash, toHash } = await import(path.join(siteDir, 'js/state.js'));
 
 let server;
 let browser;
@@ -25,12 +25,12 @@ async function noteOf(page, control) {
 }
 
 const LINKS = [
-  { hash: 'gpu=nope&context=32768', control: 'gpu', says: /unknown id "nope"/, state: { context: 32768 } },
+  { hash: 'gpu=nope&context=32768', control: 'gpu', says: /unknown id "nope"/, state: { context_tokens: 32768 } },
   { hash: 'model=qwen9-99b&kv_dtype=fp8', control: 'model', says: /unknown id "qwen9-99b"/, state: { kv_dtype: 'fp8' } },
   { hash: 'gpu=h100-sxm-80gb&tp=3', control: 'tp', says: /divisible by tensor parallel size \(3\)/, state: { gpu: 'h100-sxm-80gb' } },
   { hash: `config=${encodeURIComponent('{"num_hidden_layers": 32,')}&batch=4`, control: 'config-text', says: /config: not valid JSON/, state: { batch: 4 } },
   { hash: 'gpu_memory_utilization=1.5&batch=2', control: 'gpu-memory-utilization', says: /between 0\.01 and 1, got "1\.5"/, state: { batch: 2 } },
-  { hash: 'set=num_key_value_heads%3D0&context=8192', control: 'set', says: /num_key_value_heads: must be at least 1/, state: { context: 8192 } },
+  { hash: 'set=num_key_value_heads%3D0&context=8192', control: 'set', says: /num_key_value_heads: must be at least 1/, state: { context_tokens: 8192 } },
   { hash: 'set=num_key_value_head%3D4&batch=3', control: 'set', says: /"num_key_value_head=4" changes nothing kvscope computes: the config has no num_key_value_head and kvscope does not read it \(did you mean num_key_value_heads\?\)/, state: { batch: 3 } },
 ];
 
@@ -69,7 +69,7 @@ test('a permalink the core rejects: the field is named beside its control, falls
 test('an old link with tp=8 and no gpus still plans 8 GPUs; GPUs typed below TP × PP is an error beside GPUs', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-3.1-70b&gpu=h100-sxm-80gb&tp=8`);
   assert.equal(await page.getAttribute('#gpus', 'placeholder'), 'auto: 8');
-  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tp: 8 }).kv_pool_bytes);
+  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tensor_parallel: 8 }).kv_pool_bytes);
   await page.fill('#gpus', '4');
   const note = await noteOf(page, 'gpus');
   assert.match(note.text, /4 GPUs are fewer than one replica needs: tp x pp = 8/);
@@ -79,7 +79,7 @@ test('an old link with tp=8 and no gpus still plans 8 GPUs; GPUs typed below TP 
   await page.waitForSelector('#gpus-error', { state: 'detached' });
   assert.equal(await page.getAttribute('body', 'data-stale'), null);
   assert.equal(await value(page, '#max-concurrency'),
-    cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tp: 8, gpus: 16 }).max_concurrency);
+    cliPlan({ ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', tensor_parallel: 8, gpus: 16 }).max_concurrency);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -95,7 +95,66 @@ test('an out-of-range value is an error beside its field, never a clamp', async 
   await page.fill('#gpu-memory-utilization', '0.95');
   await page.waitForSelector('#gpu-memory-utilization-error', { state: 'detached' });
   assert.equal(await page.getAttribute('#gpu-memory-utilization', 'aria-invalid'), 'false');
-  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, gpu: 'h100-sxm-80gb', gpu_memory_utilization: 0.95 }).kv_pool_bytes);
+  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, gpu: 'h100-sxm-80gb', 'vllm.gpu_memory_utilization': 0.95 }).kv_pool_bytes);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Links and embeds written before the state took the request's keys and units (issue 41): each
+// old name, in its old unit, and the value it stands for today.
+const OLD_LINK = {
+  weights_gb: ['13.5', 13.5e9], activation_bytes: ['2000000000', 2e9], non_torch_bytes: ['500000000', 5e8],
+  mtp_tokens: ['1', 1], gpu_memory_gb: ['48', 48e9], gpu_bandwidth_tbs: ['2.039', 2.039e12], gpu_tflops: ['312', 312],
+  tp: ['2', 2], pp: ['2', 2], gpu_memory_utilization: ['0.8', 0.8], block_size: ['32', 32],
+  mem_fraction_static: ['0.7', 0.7], mamba_full_memory_ratio: ['0.5', 0.5], free_gpu_memory_fraction: ['0.85', 0.85],
+  parallel: ['4', 4], overhead_gb: ['1.5', 1.5e9], context: ['8192', 8192], shared_prefix: ['512', 512],
+  min_decode_tps: ['20', 20], max_ttft: ['2.5', 2.5], prices: ['l4:0.8', 'l4:0.8'],
+};
+
+test('every old permalink name reads into its field, in its old unit, and writes back in today\'s', () => {
+  assert.deepEqual(Object.keys(OLD_LINK).sort(), Object.keys(OLD_NAMES).sort(), 'each old name is tried');
+  for (const [name, [raw, want]] of Object.entries(OLD_LINK)) {
+    const [field] = OLD_NAMES[name];
+    const { state, refused } = parseHash(`${name}=${encodeURIComponent(raw)}`);
+    assert.deepEqual(refused, [], name);
+    assert.equal(state[field], want, name);
+    assert.equal(toHash(state), `${encodeURIComponent(field).replace(/%2E/g, '.')}=${encodeURIComponent(String(want))}`, name);
+  }
+  // An old 0 meant "the default": left out now. Old 0/1 switches are booleans.
+  const zeros = parseHash('block_size=0&weights_gb=0&gpus=0&mtp_tokens=0&min_decode_tps=0&allow_long_context=1');
+  assert.deepEqual(zeros.refused, []);
+  assert.deepEqual([zeros.state.block_size_tokens, zeros.state.weights_bytes, zeros.state.gpus,
+    zeros.state['speculative_config.num_speculative_tokens'], zeros.state.min_decode_tokens_per_s, zeros.state.allow_long_context],
+  [null, null, null, null, null, true]);
+  // Bounds and messages stay in the name and unit the link used.
+  assert.deepEqual(parseHash('gpu_memory_gb=0').refused,
+    [{ field: 'gpu_memory_bytes', message: 'URL gpu_memory_gb: must be between 0.001 and 1000000, got "0"' }]);
+  assert.deepEqual(parseHash('gpu_memory_bytes=5').refused,
+    [{ field: 'gpu_memory_bytes', message: 'URL gpu_memory_bytes: must be between 1000000 and 1000000000000000, got "5"' }]);
+  // An old link's pins are today's hashes, so the same scenario is not pinned twice.
+  const pinned = parseHash(`pins=${encodeURIComponent(JSON.stringify(['tp=2&context=8192', 'model=nope%3C']))}`).state.pins;
+  assert.deepEqual(JSON.parse(pinned), [scenarioHash({ ...DEFAULTS, tensor_parallel: 2, context_tokens: 8192 }), 'model=nope%3C']);
+});
+
+test('an old link opens the same scenario: controls in GB, the answer the CLI gives, the link rewritten on the next change', async () => {
+  const old = 'gpu_memory_gb=48&gpu_bandwidth_tbs=2&gpu_memory_utilization=0.8&context=32768&shared_prefix=1024&batch=4&weights_gb=15';
+  const { page, problems } = await open(browser, `${server.base}/index.html#${old}`);
+  const today = { ...DEFAULTS, gpu_memory_bytes: 48e9, gpu_bandwidth_bytes_per_s: 2e12, 'vllm.gpu_memory_utilization': 0.8,
+    context_tokens: 32768, shared_prefix_tokens: 1024, batch: 4, weights_bytes: 15e9 };
+  assert.deepEqual(parseHash(old).state, today);
+  assert.equal(await page.inputValue('#gpu-memory-gb'), '48');
+  assert.equal(await page.inputValue('#gpu-bandwidth-tbs'), '2');
+  assert.equal(await page.inputValue('#weights-gb'), '15');
+  assert.equal(await page.inputValue('#context'), '32768');
+  const expected = cliPlan(today);
+  assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes);
+  assert.equal(await value(page, '#max-concurrency'), expected.max_concurrency);
+  await page.fill('#batch', '5');
+  await page.waitForURL((url) => url.hash === `#${toHash({ ...today, batch: 5 })}`);
+  assert.match(page.url(), /gpu_memory_bytes=48000000000&gpu_bandwidth_bytes_per_s=2000000000000&/);
+  // A GB control's error speaks its unit.
+  await page.fill('#gpu-memory-gb', '0');
+  assert.match((await noteOf(page, 'gpu-memory-gb')).text, /^gpu_memory_bytes in GB: must be between 0\.001 and 1000000, got "0"$/);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -17,7 +17,7 @@ before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 // The question a user brings: Qwen3-32B, 20 users at 32K, vLLM, on the cards they can rent.
-const TARGET = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h100-sxm-80gb', context: 32768, batch: 20,
+const TARGET = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'h100-sxm-80gb', context_tokens: 32768, batch: 20,
   solve_gpus: 'h100-sxm-80gb,a100-sxm-80gb,l40s' };
 
 const FULL_MODULE = '**/js/wasm/kvscope_full_module.*';
@@ -116,9 +116,9 @@ test('a typed price re-ranks the layouts, and a permalink restores the answer', 
   assert.equal(await page.inputValue('#price-l40s'), '');  // none cited: asked for
   await page.fill('#price-l40s', '0.5');
   await page.dispatchEvent('#price-l40s', 'change');
-  await page.waitForURL(/prices=l40s%3A0\.5/);
+  await page.waitForURL(/prices_usd_per_hour=l40s%3A0\.5/);
   await page.waitForFunction(() => document.querySelector('#solve-table tbody tr')?.dataset.gpu === 'l40s');
-  const expected = cliReport('solve', solveRequest({ ...TARGET, prices: 'l40s:0.5' }));
+  const expected = cliReport('solve', solveRequest({ ...TARGET, prices_usd_per_hour: 'l40s:0.5' }));
   assert.equal(expected.options[0].gpu, 'l40s');
   assert.equal(await page.getAttribute('#solve-table tbody tr:first-child', 'data-gpus'), String(expected.options[0].gpus));
   assert.deepEqual(problems, []);
@@ -147,7 +147,7 @@ test('the widget answers view="solve" with the same ranking', async () => {
   await page.waitForFunction(() => document.querySelector('kv-cache-explorer')?.shadowRoot?.querySelector('#solve-table'));
   const rows = await page.evaluate(() => [...document.querySelector('kv-cache-explorer').shadowRoot
     .querySelectorAll('#solve-table tbody tr')].map((tr) => tr.dataset.gpu));
-  const expected = cliReport('solve', solveRequest({ ...DEFAULTS, model: 'qwen3-8b', gpu: 'l4', context: 16384, batch: 8,
+  const expected = cliReport('solve', solveRequest({ ...DEFAULTS, model: 'qwen3-8b', gpu: 'l4', context_tokens: 16384, batch: 8,
     solve_gpus: 'l4,a10g,h100-sxm-80gb' }));
   assert.deepEqual(rows, expected.options.filter((o) => o.meets_target).slice(0, 5).map((o) => o.gpu));
   assert.deepEqual(problems, []);
@@ -156,7 +156,7 @@ test('the widget answers view="solve" with the same ranking', async () => {
 
 // planRequest is what the page's other panels send; the solver's request keeps its model and knobs.
 test('the solve request keeps the plan request\'s model, engine and knobs', () => {
-  const s = { ...TARGET, engine: 'sglang', mem_fraction_static: 0.8, set: 'num_key_value_heads=4' };
+  const s = { ...TARGET, engine: 'sglang', 'sglang.mem_fraction_static': 0.8, set: 'num_key_value_heads=4' };
   const plan = planRequest(s);
   const solve = solveRequest(s);
   assert.equal(solve.model, plan.model);

@@ -2,13 +2,13 @@
 // and its height posted to the parent window on every change so the host can size the iframe:
 // {type: "kvscope-embed-height", height, frame} (frame = the hash's "frame" value, if any).
 import { KvCacheExplorer } from './define.js';
-import { quote } from '../js/state.js';
+import { attributeOf, quote } from '../js/state.js';
 
 const params = new URLSearchParams(location.hash.replace(/^#/, ''));
 const widget = document.createElement('kv-cache-explorer');
 const unknown = [];
 for (const [key, value] of params) {
-  const name = key.replace(/_/g, '-');
+  const name = attributeOf(key);
   if (key === 'frame') continue;
   if (KvCacheExplorer.observedAttributes.includes(name)) widget.setAttribute(name, value);
   else unknown.push(quote(key));

@@ -1,12 +1,16 @@
 // <kv-cache-explorer>: one answer of kvscope in a host page. Attributes in (the page's permalink
-// fields in kebab-case, plus view, controls, compare, labels, contexts, config-src), events out
+// fields in kebab-case, their old names too, plus view, controls, compare, labels, contexts,
+// config-src), events out
 // (kvscope-result, kvscope-error). All widgets share the client's one WebAssembly instance,
 // loaded when the first widget becomes visible. The tag is defined in define.js, so a host can
 // register this class under another name.
 import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
-import { DEFAULTS, FIELDS, MOST_PINS, WIDGET_VIEWS as VIEWS, checkField, parseHash, planRequest, quote, scenarioHash, toHash, useEngines, whyCacheRequest } from '../js/state.js';
+import {
+  DEFAULTS, FIELDS, MOST_PINS, OLD_NAMES, WIDGET_VIEWS as VIEWS, attributeOf, checkField, checkNamed, fieldOf, parseHash, planRequest, quote,
+  scenarioHash, toHash, useEngines, whyCacheRequest,
+} from '../js/state.js';
 import { solveRequest } from '../js/solve-request.js';
 import { verdictView } from '../js/views/verdict.js';
 import { bytesPerTokenView } from '../js/views/kv.js';
@@ -16,16 +20,21 @@ import { whyCacheView } from '../js/views/why-cache.js';
 import { solveView } from '../js/views/solve.js';
 import { widgetSheet } from './widget-style.js';
 
-export const CONTROLS = ['model', 'gpu', 'engine', 'kv-dtype', 'weight-dtype', 'context', 'batch', 'units', 'gpu-memory-utilization'];
-const STATE_ATTRIBUTES = Object.keys(FIELDS).filter((f) => !['config', 'config_name', 'pins'].includes(f))
-  .map((f) => f.replace(/_/g, '-'));
+/** The inputs a `controls` attribute may ask for, each with the field it changes. */
+export const CONTROLS = {
+  model: 'model', gpu: 'gpu', engine: 'engine', 'kv-dtype': 'kv_dtype', 'weight-dtype': 'weight_dtype',
+  context: 'context_tokens', batch: 'batch', units: 'units', 'gpu-memory-utilization': 'vllm.gpu_memory_utilization',
+};
+// [attribute, name], the old names first: where a widget carries both, today's wins.
+const STATE_ATTRIBUTES = [...Object.keys(OLD_NAMES), ...Object.keys(FIELDS).filter((f) => !['config', 'config_name', 'pins'].includes(f))]
+  .map((name) => [attributeOf(name), name]);
 const WIDGET_ATTRIBUTES = ['view', 'controls', 'compare', 'labels', 'contexts', 'config-src'];
 
 /** The page's own link for a widget: where "open in kvscope" goes. */
 const pageUrl = new URL('../index.html', import.meta.url);
 
 export class KvCacheExplorer extends HTMLElement {
-  static get observedAttributes() { return [...STATE_ATTRIBUTES, ...WIDGET_ATTRIBUTES]; }
+  static get observedAttributes() { return [...STATE_ATTRIBUTES.map(([a]) => a), ...WIDGET_ATTRIBUTES]; }
 
   constructor() {
     super();
@@ -61,17 +70,17 @@ export class KvCacheExplorer extends HTMLElement {
   /** The attributes as a checked state, or the first error (naming the attribute). */
   readState() {
     const state = { ...DEFAULTS };
-    for (const name of STATE_ATTRIBUTES) {
-      if (!this.hasAttribute(name)) continue;
-      const checked = checkField(name.replace(/-/g, '_'), this.getAttribute(name));
-      if (!checked.ok) return { error: new KvscopeError('invalid_value', name, `${name}: ${checked.message.replace(/^[a-z_]+: /, '')}`) };
-      state[name.replace(/-/g, '_')] = checked.value;
+    for (const [attribute, name] of STATE_ATTRIBUTES) {
+      if (!this.hasAttribute(attribute)) continue;
+      const checked = checkNamed(name, this.getAttribute(attribute), attribute);
+      if (!checked.ok) return { error: new KvscopeError('invalid_value', attribute, checked.message) };
+      state[checked.field] = checked.value;
     }
     const view = this.getAttribute('view') ?? 'startup';
     if (!VIEWS.includes(view)) return { error: new KvscopeError('invalid_value', 'view', `view: expected one of ${VIEWS.join(', ')}, got ${quote(view)}`) };
     const controls = (this.getAttribute('controls') ?? '').split(/[\s,]+/).filter(Boolean);
-    const unknown = controls.find((c) => !CONTROLS.includes(c));
-    if (unknown) return { error: new KvscopeError('invalid_value', 'controls', `controls: unknown control ${quote(unknown)} (known: ${CONTROLS.join(', ')})`) };
+    const unknown = controls.find((c) => !Object.hasOwn(CONTROLS, c));
+    if (unknown) return { error: new KvscopeError('invalid_value', 'controls', `controls: unknown control ${quote(unknown)} (known: ${Object.keys(CONTROLS).join(', ')})`) };
     return { state, view, controls };
   }
 
@@ -129,9 +138,9 @@ export class KvCacheExplorer extends HTMLElement {
     if (view === 'context-sweep') {
       const contexts = (this.getAttribute('contexts') ?? '4096,8192,32768,131072').split(/[\s,]+/).filter(Boolean);
       return contexts.map((c) => {
-        const checked = checkField('context', c);
-        if (!checked.ok) throw new KvscopeError('invalid_value', 'contexts', `contexts: ${checked.message.replace(/^[a-z_]+: /, '')}`);
-        return kv.plan(planRequest({ ...state, context: checked.value }));
+        const checked = checkField('context_tokens', c, { as: 'contexts' });
+        if (!checked.ok) throw new KvscopeError('invalid_value', 'contexts', checked.message);
+        return kv.plan(planRequest({ ...state, context_tokens: checked.value }));
       });
     }
     if (view === 'compare') {
@@ -150,7 +159,7 @@ export class KvCacheExplorer extends HTMLElement {
       const { state: changes, refused } = parseHash(hash);
       if (refused.length) throw new KvscopeError('invalid_value', 'compare', `compare: ${refused[0].message}`);
       const scenario = { ...state };
-      for (const [key] of new URLSearchParams(hash)) scenario[key] = changes[key];
+      for (const [key] of new URLSearchParams(hash)) scenario[fieldOf(key)] = changes[fieldOf(key)];
       return { hash, label: labels[i] || `scenario ${i + 1}`, scenario };
     });
   }
@@ -163,20 +172,30 @@ export class KvCacheExplorer extends HTMLElement {
       case 'compare': return h('div', { class: 'scroll' }, compareView(result, fmt));
       case 'projections': return whyCacheView(result);
       case 'solve': return h('div', { class: 'scroll' }, solveView(result, fmt, { rows: 5 }));
-      default: return verdictView(result, { onUseContext: (tokens) => this.setAttribute('context', String(tokens)) });
+      default: return verdictView(result, { onUseContext: (tokens) => this.setField('context_tokens', tokens) });
     }
+  }
+
+  /**
+   * Sets a field as the host spelled it: the old name's attribute (in its unit) where the host
+   * wrote that one, else today's.
+   */
+  setField(field, value) {
+    const old = Object.keys(OLD_NAMES).find((name) => OLD_NAMES[name][0] === field && this.hasAttribute(attributeOf(name)));
+    const scale = old ? OLD_NAMES[old][1] : undefined;
+    if (old) this.setAttribute(attributeOf(old), String(scale ? Number(value) / scale : value));
+    else this.setAttribute(attributeOf(field), String(value));
   }
 
   /** The inputs the host lets the reader change; a change sets the attribute. */
   controlsView(kv, { state, controls }) {
-    const field = (name) => name.replace(/-/g, '_');
-    const select = (name, options) => h('select', { onchange: (e) => this.setAttribute(name, e.target.value) },
-      options.map(([value, label]) => h('option', { value, selected: String(state[field(name)]) === value }, label)));
-    const number = (name, attrs) => h('input', { type: 'number', value: String(state[field(name)]), ...attrs,
-      onchange: (e) => this.setAttribute(name, e.target.value) });
+    const select = (name, options) => h('select', { onchange: (e) => this.setField(CONTROLS[name], e.target.value) },
+      options.map(([value, label]) => h('option', { value, selected: String(state[CONTROLS[name]]) === value }, label)));
+    const number = (name, attrs) => h('input', { type: 'number', value: String(state[CONTROLS[name]]), ...attrs,
+      onchange: (e) => this.setField(CONTROLS[name], e.target.value) });
     const make = {
       model: () => select('model', kv.models().models.map((m) => [m.id, m.name])),
-      gpu: () => select('gpu', [['custom', `${state.gpu_memory_gb} GB card`], ...kv.gpus().gpus.map((g) => [g.id, g.name])]),
+      gpu: () => select('gpu', [['custom', `${state.gpu_memory_bytes / 1e9} GB card`], ...kv.gpus().gpus.map((g) => [g.id, g.name])]),
       engine: () => select('engine', kv.engines().engines.map((e) => [e.id, e.label])),
       'kv-dtype': () => select('kv-dtype', [['auto', 'auto'], ...kv.dtypes().kv.map((d) => [d.name, d.name])]),
       'weight-dtype': () => select('weight-dtype', [['auto', 'auto'], ...kv.dtypes().weight.map((d) => [d.name, d.name])]),

@@ -158,7 +158,7 @@ function render() {
   const { plan, why } = page.last;
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
-  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context = tokens; update(); $('verdict').focus(); } }));
+  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context_tokens = tokens; update(); $('verdict').focus(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));

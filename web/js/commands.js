@@ -1,6 +1,6 @@
 // The same scenario as text: the kvscope command that reproduces the page's numbers and the
 // exports (JSON, CSV, Markdown). The engine's launch command comes with the plan from the core.
-import { DEFAULTS, planRequest, shellWord } from './state.js';
+import { DEFAULTS, attributeOf, planRequest, shellWord } from './state.js';
 import { csvCell } from './format.js';
 
 /**
@@ -56,7 +56,7 @@ const escapeAttribute = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&
 export function embedSnippets(state, view, base) {
   const fields = Object.entries(state).filter(([k, v]) =>
     v !== DEFAULTS[k] && !['config', 'config_name', 'pins', 'theme'].includes(k));
-  const attributes = fields.map(([k, v]) => ` ${k.replace(/_/g, '-')}="${escapeAttribute(v)}"`).join('');
+  const attributes = fields.map(([k, v]) => ` ${attributeOf(k)}="${escapeAttribute(v)}"`).join('');
   const configNote = state.config ? `\n<!-- the page used a pasted config.json: publish it and add config-src="URL" -->` : '';
   const element = `<script type="module" src="${base}embed/define.js"></script>\n` +
     `<kv-cache-explorer view="${view}"${attributes} controls="context,kv-dtype"></kv-cache-explorer>${configNote}`;

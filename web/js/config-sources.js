@@ -72,16 +72,16 @@ async function fetchConfig(id) {
 }
 
 // The repository's model.safetensors.index.json beside its config.json (same host, same click);
-// 0 when it has none (a single-file checkpoint) or it cannot be read.
+// null when it has none (a single-file checkpoint) or it cannot be read.
 async function fetchIndexTotal(id) {
   try {
     const response = await fetch(`https://huggingface.co/${id}/resolve/main/model.safetensors.index.json`,
       { credentials: 'omit', referrerPolicy: 'no-referrer', mode: 'cors' });
-    if (!response.ok) return 0;
+    if (!response.ok) return null;
     const total = indexTotalSize(await response.text());
-    return total.ok ? total.value : 0;
+    return total.ok ? total.value : null;
   } catch {
-    return 0;
+    return null;
   }
 }
 
@@ -126,6 +126,6 @@ export function wireConfigSources() {
     const file = $('index-file').files[0];
     if (file) useIndex(await file.text());
   });
-  $('clear-index').addEventListener('click', () => { page.state.checkpoint_bytes = 0; update(); });
+  $('clear-index').addEventListener('click', () => { page.state.checkpoint_bytes = null; update(); });
   $('hf-load').addEventListener('click', loadFromHuggingFace);
 }

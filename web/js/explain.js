@@ -82,8 +82,8 @@ export function renderCalibration() {
   const box = $('calibrated');
   box.hidden = !s.from_log;
   if (!s.from_log) return;
-  const what = s.kv_memory_bytes > 0 ? 'the KV budget as the engine measured it'
-    : s.activation_bytes > 0 || s.non_torch_bytes > 0 ? 'the usable memory, weights, activation peak and non-torch memory as the engine measured them'
+  const what = s.kv_memory_bytes !== null ? 'the KV budget as the engine measured it'
+    : s['vllm.activation_bytes'] !== null || s['vllm.non_torch_bytes'] !== null ? 'the usable memory, weights, activation peak and non-torch memory as the engine measured them'
       : 'its deployment as the log printed it, on the page\'s card (the log does not give its memory)';
   $('calibrated-text').textContent = `Calibrated from your log (${s.from_log}): ${what}.`;
 }

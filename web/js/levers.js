@@ -3,7 +3,7 @@
 // articles' architecture levers, shown apart as what a different model would hold.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { KNOBS, engineInfo, planRequest } from './state.js';
+import { FIELDS, engineInfo, planRequest } from './state.js';
 import { solveRequest, stateOfOption } from './solve-request.js';
 import { loadSolver, solverNow } from './solver.js';
 import { drawWhatIf } from './charts.js';
@@ -22,17 +22,18 @@ function servingLevers(plan) {
     list.push({ label: 'fp8 weights, quantized as the engine loads them', short: 'fp8 weights', detail: '--quantization fp8', change: { weight_dtype: 'fp8' } });
   }
   list.push(...engineLevers());
-  list.push({ label: 'tensor parallel × 2', short: 'TP × 2', detail: `${s.tp} → ${s.tp * 2} GPUs per replica`,
-    change: { tp: s.tp * 2, gpus: s.gpus > 0 ? Math.max(s.gpus, s.tp * 2 * s.pp) : 0 } });
+  const tp = s.tensor_parallel;
+  list.push({ label: 'tensor parallel × 2', short: 'TP × 2', detail: `${tp} → ${tp * 2} GPUs per replica`,
+    change: { tensor_parallel: tp * 2, gpus: s.gpus !== null ? Math.max(s.gpus, tp * 2 * s.pipeline_parallel) : null } });
   return list;
 }
 
-// The engine's own levers, as the core's engine table lists them, where they change the knob.
+// The engine's own levers, as the core's engine table lists them (each at its request key, a field
+// of the state), where they change the knob.
 function engineLevers() {
-  return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => KNOBS[l.key]).map((l) => {
-    const field = KNOBS[l.key].field;
-    const value = l.step ? Math.min(1, (page.state[field] || l.from) + l.step) : l.value;
-    return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${page.state[field]}`, change: { [field]: value } };
+  return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => FIELDS[l.key]).map((l) => {
+    const value = l.step ? Math.min(1, (page.state[l.key] || l.from) + l.step) : l.value;
+    return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${page.state[l.key]}`, change: { [l.key]: value } };
   }).filter((l) => Object.entries(l.change).some(([field, value]) => page.state[field] !== value));
 }
 

@@ -1,10 +1,10 @@
 // The solver's side of the page's state: the kvscope.request/1 of `solve`, the prices the user
 // typed, and the state that plans one of the solver's options.
-import { engineInfo, modelSource, planRequest } from './state.js';
+import { engineInfo, modelSource, planRequest, setAt } from './state.js';
 
 /**
  * The kvscope.request/1 of `solve`: the plan's model, engine and knobs, the target (`batch`
- * sequences of `context` tokens) and what the solver may choose; the layout, KV dtype and weights
+ * sequences of `context_tokens` tokens) and what the solver may choose; the layout, KV dtype and weights
  * are its own.
  * @param {Record<string, any>} s a state
  * @returns {import('./kvscope').SolveRequest}
@@ -24,22 +24,19 @@ export function solveRequest(s) {
     weights_index: plan.weights_index,
     allow_long_context: plan.allow_long_context,
     speculative_config: plan.speculative_config,
-    context_tokens: s.context,
+    context_tokens: s.context_tokens,
     concurrency: s.batch,
     prompt_lengths: plan.prompt_lengths,
     output_lengths: plan.output_lengths,
-    min_decode_tokens_per_s: s.min_decode_tps > 0 ? s.min_decode_tps : null,
-    max_ttft_s: s.max_ttft > 0 ? s.max_ttft : null,
+    min_decode_tokens_per_s: s.min_decode_tokens_per_s,
+    max_ttft_s: s.max_ttft_s,
     max_gpus: s.max_gpus,
     gpu: s.solve_gpus ? s.solve_gpus.split(',') : null,
-    prices_usd_per_hour: Object.keys(pricesOf(s.prices)).length ? pricesOf(s.prices) : null,
+    prices_usd_per_hour: Object.keys(pricesOf(s.prices_usd_per_hour)).length ? pricesOf(s.prices_usd_per_hour) : null,
   };
   // The engine's knobs, but not llama.cpp's slots: the solver picks them.
   for (const key of engineInfo(s.engine)?.knobs ?? []) {
-    if (key === 'llama_cpp.parallel') continue;
-    const [group, name] = key.includes('.') ? key.split('.') : [null, key];
-    if (group) (request[group] ??= {})[name] = plan[group]?.[name] ?? null;
-    else request[name] = plan[name] ?? null;
+    if (key !== 'llama_cpp.parallel') setAt(request, key, s[key] ?? null);
   }
   return request;
 }
@@ -74,7 +71,8 @@ export function stateOfOption(s, o, servers) {
   else next.weight_dtype = o.weights_choice;
   if (servers) {
     const slots = Math.ceil(s.batch / o.dp);
-    return { ...next, tp: 1, pp: 1, gpus: o.pp, parallel: slots, context: slots * o.max_model_len };
+    return { ...next, tensor_parallel: 1, pipeline_parallel: 1, gpus: o.pp, 'llama_cpp.parallel': slots,
+      context_tokens: slots * o.max_model_len };
   }
-  return { ...next, tp: o.tp, pp: o.pp, gpus: o.gpus, context: o.max_model_len };
+  return { ...next, tensor_parallel: o.tp, pipeline_parallel: o.pp, gpus: o.gpus, context_tokens: o.max_model_len };
 }

@@ -1,4 +1,4 @@
-// "Which GPUs": the core's solver for the page's target (batch sequences of context tokens), run
+// "Which GPUs": the core's solver for the page's target (batch sequences of context_tokens), run
 // when asked and again a moment after each change while the panel shows an answer; its prices
 // editor; and "Open", which turns an option into the page's scenario. The solver is in the full
 // module, which the page fetches the first time it solves, not at first load, with the views of
@@ -83,7 +83,7 @@ export function runSolve() {
 export function renderSolver() {
   const s = page.state;
   $('solve-target').textContent =
-    `The target: ${commas(s.batch)} sequence${s.batch === 1 ? '' : 's'} (Batch) of ${commas(s.context)} tokens (Context) at once, under ${engineLabel(s.engine, s.engine_version)}.`;
+    `The target: ${commas(s.batch)} sequence${s.batch === 1 ? '' : 's'} (Batch) of ${commas(s.context_tokens)} tokens (Context) at once, under ${engineLabel(s.engine, s.engine_version)}.`;
   if (s.solve !== 1) return;
   clearTimeout(timer);
   timer = setTimeout(runSolve, 200);
@@ -104,14 +104,14 @@ export function renderPrices() {
       (e) => showChanged($('prices-panel'), [e.message], () => errorLine(`The prices editor cannot be shown: ${e.message}.`)));
     return;
   }
-  const typed = pricesOf(page.state.prices);
-  showChanged($('prices-panel'), [page.state.prices, page.catalog.gpus.length], () =>
+  const typed = pricesOf(page.state.prices_usd_per_hour);
+  showChanged($('prices-panel'), [page.state.prices_usd_per_hour, page.catalog.gpus.length], () =>
     views.pricesView(page.catalog.gpus, typed, (id, value) => {
-      const next = pricesOf(page.state.prices);
+      const next = pricesOf(page.state.prices_usd_per_hour);
       const listed = page.catalog.gpus.find((g) => g.id === id)?.usd_per_gpu_hour ?? null;
       if (value === '' || Number(value) === listed) delete next[id];
       else next[id] = Number(value);
-      page.state.prices = pricesText(next);
+      page.state.prices_usd_per_hour = pricesText(next);
       update();
     }));
 }

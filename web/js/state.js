@@ -1,25 +1,8 @@
-// The page's state: its fields, their defaults (the article-2 story), their checks, and the two
-// translations out of it: the URL hash (a permalink) and the kvscope.request/1 objects (the
-// solver's in solve-request.js; the state of an explained log in explain-state.js).
+// The page's state: its fields, their defaults (the article-2 story), their checks, the URL hash (a
+// permalink) and the kvscope.request/1 objects built from it (the solver's in solve-request.js; the
+// state of an explained log in explain-state.js). The fields are the request's own keys and units
+// (bytes, tokens, "vllm.gpu_memory_utilization"); the controls show GB and TB/s.
 import { KvscopeError } from './kvscope-client.js';
-
-/**
- * The page's field for each engine knob and calibration key the core lists (kvscope.engines/1
- * knobs and calibration are request keys), and its value in a request.
- * @type {Record<string, {field: string, value: (s: Record<string, any>) => number | null}>}
- */
-export const KNOBS = {
-  'vllm.gpu_memory_utilization': { field: 'gpu_memory_utilization', value: (s) => s.gpu_memory_utilization },
-  block_size_tokens: { field: 'block_size', value: (s) => (s.block_size > 0 ? s.block_size : null) },
-  'sglang.mem_fraction_static': { field: 'mem_fraction_static', value: (s) => (s.mem_fraction_static > 0 ? s.mem_fraction_static : null) },
-  'sglang.mamba_full_memory_ratio': { field: 'mamba_full_memory_ratio', value: (s) => s.mamba_full_memory_ratio },
-  'tensorrt_llm.free_gpu_memory_fraction': { field: 'free_gpu_memory_fraction', value: (s) => s.free_gpu_memory_fraction },
-  'llama_cpp.parallel': { field: 'parallel', value: (s) => s.parallel },
-  overhead_bytes: { field: 'overhead_gb', value: (s) => (s.overhead_gb > 0 ? Math.round(s.overhead_gb * 1e9) : null) },
-  // What the engine measured, from an explained start-up log (kvscope.engines/1 calibration).
-  'vllm.activation_bytes': { field: 'activation_bytes', value: (s) => s.activation_bytes || null },
-  'vllm.non_torch_bytes': { field: 'non_torch_bytes', value: (s) => s.non_torch_bytes || null },
-};
 
 /** @type {Record<string, import('./kvscope').EngineInfo>|null} the core's engine table, by id */
 let engines = null;
@@ -59,57 +42,65 @@ const int = (min, max) => ({ kind: 'int', min, max });
 const num = (min, max) => ({ kind: 'num', min, max });
 const text = (pattern, max = 200) => ({ kind: 'text', pattern, max });
 const oneOf = (...values) => ({ kind: 'enum', values });
+const bool = () => ({ kind: 'bool' });
+// Empty or 0 is null: left out of the request, so the engine's default (or "none") applies.
+const unset = (spec) => ({ ...spec, unset: true });
 const ID = /^[A-Za-z0-9._:/-]*$/;
 const DIST = /^[A-Za-z0-9.:=,_-]*$/;
 const PRICES = /^([a-z0-9._-]+:[0-9]+(\.[0-9]+)?(,|$))*$/;  // "h100-sxm-80gb:2.5,l4:0.8"
 const IDS = /^[A-Za-z0-9._-]*(,[A-Za-z0-9._-]+)*$/;
+const BYTES = 1e15;  // a petabyte: past any card, well inside a double's whole numbers
 
-/** Every field of the state, with its check. Unknown or invalid URL fields are reported. */
+/**
+ * Every field of the state, with its check. A field named as a request key holds that key's value
+ * in its unit; the others are the page's own. Unknown or invalid URL fields are reported.
+ */
 export const FIELDS = {
   model: text(ID, 120),
   config: text(null, 1 << 20),      // a pasted or fetched config.json (the text itself)
   config_name: text(/^[^\u0000-\u001f]*$/, 200),
   set: text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
-  weights_gb: num(0, 1e6),          // fixed weight bytes (GB); 0 = from the parameter count
+  weights_bytes: unset(int(0, BYTES)),  // fixed weight bytes; null = from the parameter count
   // Calibrated from a start-up log ("Explain my log"): what the engine measured on the user's card.
-  kv_memory_bytes: int(0, 2 ** 53), // the KV budget per GPU it printed; 0 = planned from the card
-  activation_bytes: int(0, 2 ** 53), // vLLM's measured activation peak; 0 = kvscope's estimate
-  non_torch_bytes: int(0, 2 ** 53),  // vLLM's measured non-torch memory; 0 = kvscope's estimate
+  kv_memory_bytes: unset(int(0, 2 ** 53)),  // the KV budget per GPU it printed; null = planned from the card
+  'vllm.activation_bytes': unset(int(0, 2 ** 53)),  // vLLM's measured activation peak; null = kvscope's estimate
+  'vllm.non_torch_bytes': unset(int(0, 2 ** 53)),   // vLLM's measured non-torch memory; likewise
   from_log: text(/^[^\u0000-\u001f]*$/, 200),  // which log the calibration came from (shown)
-  checkpoint_bytes: int(0, 2 ** 53), // a model.safetensors.index.json's total_size; 0 = none
-  allow_long_context: int(0, 1),    // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
-  mtp_tokens: int(0, 64),           // speculative decoding with the model's MTP layers; 0 = off
+  checkpoint_bytes: unset(int(0, 2 ** 53)),  // a model.safetensors.index.json's total_size (request: weights_index)
+  allow_long_context: bool(),       // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
+  // Speculative decoding with the model's MTP layers (speculative_config {method: "mtp"}); null = off.
+  'speculative_config.num_speculative_tokens': unset(int(0, 64)),
   gpu: text(ID, 60),                // a catalogue id or "custom"
-  gpu_memory_gb: num(0.001, 1e6),
-  gpu_bandwidth_tbs: num(0, 1000),
-  gpu_tflops: num(0, 1e6),
-  gpus: int(0, 10000),              // 0 = what one replica needs (TP × PP)
-  tp: int(1, 1024),
-  pp: int(1, 1024),
+  gpu_memory_bytes: int(1e6, BYTES),  // the custom card's
+  gpu_bandwidth_bytes_per_s: unset(int(0, BYTES)),
+  gpu_dense_tflops: unset(num(0, 1e6)),
+  gpus: unset(int(0, 10000)),       // null = what one replica needs (TP × PP)
+  tensor_parallel: int(1, 1024),
+  pipeline_parallel: int(1, 1024),
   engine: text(ID, 40),             // an id of kv.engines(); the core names an unknown one
   engine_version: text(ID, 40),     // a version line of the engine ('' = its current)
-  gpu_memory_utilization: num(0.01, 1),
-  block_size: int(0, 1 << 20),
-  mem_fraction_static: num(0, 1),
-  mamba_full_memory_ratio: num(0.01, 100),  // SGLang hybrids: state pool / KV pool
-  free_gpu_memory_fraction: num(0.01, 1),
-  parallel: int(1, 1 << 16),
-  overhead_gb: num(0, 1e6),
+  'vllm.gpu_memory_utilization': num(0.01, 1),
+  block_size_tokens: unset(int(0, 1 << 20)),
+  'sglang.mem_fraction_static': unset(num(0, 1)),
+  'sglang.mamba_full_memory_ratio': num(0.01, 100),  // SGLang hybrids: state pool / KV pool
+  'tensorrt_llm.free_gpu_memory_fraction': num(0.01, 1),
+  'llama_cpp.parallel': int(1, 1 << 16),
+  overhead_bytes: unset(int(0, BYTES)),
   kv_dtype: text(ID, 40),
   weight_dtype: text(ID, 40),
-  context: int(1, 1e12),
+  context_tokens: int(1, 1e12),     // also the engine's max_model_len
   batch: int(1, 1e9),
-  shared_prefix: int(0, 1e12),
+  shared_prefix_tokens: unset(int(0, 1e12)),
   prompt_lengths: text(DIST, 80),
   output_lengths: text(DIST, 80),
   prompt_tokens: int(1, 1e9),
   output_tokens: int(1, 1e9),
-  // Which GPUs (the solver): the target is `batch` sequences of `context` tokens.
-  min_decode_tps: num(0, 1e6),      // decode tokens/s each sequence needs at least; 0 = none
-  max_ttft: num(0, 1e5),            // seconds to the first token at most; 0 = none
+  // Which GPUs (the solver): the target is `batch` sequences of `context_tokens` tokens.
+  min_decode_tokens_per_s: unset(num(0, 1e6)),  // decode tokens/s each sequence needs at least
+  max_ttft_s: unset(num(0, 1e5)),   // seconds to the first token at most
   max_gpus: int(1, 4096),
-  solve_gpus: text(IDS, 400),       // GPU ids to consider; empty = every one
-  prices: text(PRICES, 2000),       // $/GPU-hour the user typed, by GPU id
+  solve_gpus: text(IDS, 400),       // GPU ids to consider (the request's gpu list); empty = every one
+  prices_usd_per_hour: text(PRICES, 2000),  // $/GPU-hour the user typed, "id:usd,..."
   solve: int(0, 1),                 // the page shows the solver's answer
   units: oneOf('GiB', 'GB'),
   theme: oneOf('auto', 'light', 'dark'),
@@ -118,44 +109,95 @@ export const FIELDS = {
 
 /** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
 export const DEFAULTS = Object.freeze({
-  model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_gb: 0,
-  kv_memory_bytes: 0, activation_bytes: 0, non_torch_bytes: 0, from_log: '',
-  checkpoint_bytes: 0, allow_long_context: 0, mtp_tokens: 0,
-  gpu: 'custom', gpu_memory_gb: 24, gpu_bandwidth_tbs: 0, gpu_tflops: 0,
-  gpus: 0, tp: 1, pp: 1,
-  engine: 'vllm', engine_version: '', gpu_memory_utilization: 0.9, block_size: 0, mem_fraction_static: 0,
-  mamba_full_memory_ratio: 0.9,
-  free_gpu_memory_fraction: 0.9, parallel: 1, overhead_gb: 0,
+  model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_bytes: null,
+  kv_memory_bytes: null, 'vllm.activation_bytes': null, 'vllm.non_torch_bytes': null, from_log: '',
+  checkpoint_bytes: null, allow_long_context: false, 'speculative_config.num_speculative_tokens': null,
+  gpu: 'custom', gpu_memory_bytes: 24e9, gpu_bandwidth_bytes_per_s: null, gpu_dense_tflops: null,
+  gpus: null, tensor_parallel: 1, pipeline_parallel: 1,
+  engine: 'vllm', engine_version: '', 'vllm.gpu_memory_utilization': 0.9, block_size_tokens: null,
+  'sglang.mem_fraction_static': null, 'sglang.mamba_full_memory_ratio': 0.9,
+  'tensorrt_llm.free_gpu_memory_fraction': 0.9, 'llama_cpp.parallel': 1, overhead_bytes: null,
   kv_dtype: 'auto', weight_dtype: 'auto',
-  context: 131072, batch: 1, shared_prefix: 0, prompt_lengths: '', output_lengths: '',
+  context_tokens: 131072, batch: 1, shared_prefix_tokens: null, prompt_lengths: '', output_lengths: '',
   prompt_tokens: 5, output_tokens: 64,
-  min_decode_tps: 0, max_ttft: 0, max_gpus: 64, solve_gpus: '', prices: '', solve: 0,
-  units: 'GiB', theme: 'auto', pins: '',
+  min_decode_tokens_per_s: null, max_ttft_s: null, max_gpus: 64, solve_gpus: '', prices_usd_per_hour: '',
+  solve: 0, units: 'GiB', theme: 'auto', pins: '',
 });
 
 /**
- * Checks one field's value (a string from the URL or a control).
+ * The names permalinks and widget attributes used before the state took the request's keys, each
+ * with its field and the unit it was written in (GB, TB/s): old links and embeds keep working.
+ * @type {Record<string, [string, number?]>}
+ */
+export const OLD_NAMES = {
+  weights_gb: ['weights_bytes', 1e9], activation_bytes: ['vllm.activation_bytes'],
+  non_torch_bytes: ['vllm.non_torch_bytes'], mtp_tokens: ['speculative_config.num_speculative_tokens'],
+  gpu_memory_gb: ['gpu_memory_bytes', 1e9], gpu_bandwidth_tbs: ['gpu_bandwidth_bytes_per_s', 1e12],
+  gpu_tflops: ['gpu_dense_tflops'], tp: ['tensor_parallel'], pp: ['pipeline_parallel'],
+  gpu_memory_utilization: ['vllm.gpu_memory_utilization'], block_size: ['block_size_tokens'],
+  mem_fraction_static: ['sglang.mem_fraction_static'],
+  mamba_full_memory_ratio: ['sglang.mamba_full_memory_ratio'],
+  free_gpu_memory_fraction: ['tensorrt_llm.free_gpu_memory_fraction'], parallel: ['llama_cpp.parallel'],
+  overhead_gb: ['overhead_bytes', 1e9], context: ['context_tokens'], shared_prefix: ['shared_prefix_tokens'],
+  min_decode_tps: ['min_decode_tokens_per_s'], max_ttft: ['max_ttft_s'], prices: ['prices_usd_per_hour'],
+};
+
+/**
+ * Checks one field's value (a string from the URL, an attribute or a control).
+ * @param {string} name a field of FIELDS
+ * @param {any} raw
+ * @param {{scale?: number, as?: string}} [shown] the value is in units of `scale` (1e9: GB of a
+ *   byte field); messages name the field `as` (an old name, an attribute), in those units
  * @returns {{ok: boolean, value?: any, message?: string}}
  */
-export function checkField(name, raw) {
+export function checkField(name, raw, { scale = 1, as = name } = {}) {
   const f = FIELDS[name];
-  if (!f) return { ok: false, message: `unknown field ${JSON.stringify(String(name).slice(0, 40))}` };
+  if (!f) return { ok: false, message: `unknown field ${JSON.stringify(String(as).slice(0, 40))}` };
   const s = String(raw);
   if (f.kind === 'int' || f.kind === 'num') {
+    if (f.unset && (s.trim() === '' || Number(s) === 0)) return { ok: true, value: null };
     const v = Number(s);
-    if (s.trim() === '' || !Number.isFinite(v) || (f.kind === 'int' && !Number.isInteger(v))) {
-      return { ok: false, message: `${name}: expected ${f.kind === 'int' ? 'a whole number' : 'a number'}, got ${quote(s)}` };
+    if (s.trim() === '' || !Number.isFinite(v) || (f.kind === 'int' && scale === 1 && !Number.isInteger(v))) {
+      return { ok: false, message: `${as}: expected ${f.kind === 'int' ? 'a whole number' : 'a number'}, got ${quote(s)}` };
     }
-    if (v < f.min || v > f.max) return { ok: false, message: `${name}: must be between ${f.min} and ${f.max}, got ${quote(s)}` };
-    return { ok: true, value: v };
+    if (v * scale < f.min || v * scale > f.max) {
+      return { ok: false, message: `${as}: must be between ${f.min / scale} and ${f.max / scale}, got ${quote(s)}` };
+    }
+    return { ok: true, value: f.kind === 'int' ? Math.round(v * scale) : v * scale };
+  }
+  if (f.kind === 'bool') {
+    if (s === 'true' || s === '1') return { ok: true, value: true };
+    if (s === 'false' || s === '0') return { ok: true, value: false };
+    return { ok: false, message: `${as}: expected true or false, got ${quote(s)}` };
   }
   if (f.kind === 'enum') {
     return f.values.includes(s) ? { ok: true, value: s }
-      : { ok: false, message: `${name}: expected one of ${f.values.join(', ')}, got ${quote(s)}` };
+      : { ok: false, message: `${as}: expected one of ${f.values.join(', ')}, got ${quote(s)}` };
   }
-  if (s.length > f.max) return { ok: false, message: `${name}: longer than ${f.max} characters` };
-  if (f.pattern && !f.pattern.test(s)) return { ok: false, message: `${name}: unexpected characters in ${quote(s)}` };
+  if (s.length > f.max) return { ok: false, message: `${as}: longer than ${f.max} characters` };
+  if (f.pattern && !f.pattern.test(s)) return { ok: false, message: `${as}: unexpected characters in ${quote(s)}` };
   return { ok: true, value: s };
+}
+
+/**
+ * Checks a value given under a field's name or its old one (read in its old unit).
+ * @param {string} name as written in the URL or an attribute (snake_case)
+ * @param {string} [as] the name messages use (an attribute's spelling); default `name`
+ * @returns {{field: string, ok: boolean, value?: any, message?: string}}
+ */
+export function checkNamed(name, raw, as = name) {
+  const [field, scale = 1] = OLD_NAMES[name] ?? [name];
+  return { field, ...checkField(field, raw, { scale, as }) };
+}
+
+/** A field's (or an old name's) widget attribute: kebab-case, "vllm.gpu_memory_utilization" as "vllm-gpu-memory-utilization". */
+export function attributeOf(name) {
+  return name.replace(/[._]/g, '-');
+}
+
+/** The field a name stands for: itself, or the field an old name became. */
+export function fieldOf(name) {
+  return OLD_NAMES[name]?.[0] ?? name;
 }
 
 /** Quotes untrusted text for a message: 40 characters at most, one line. */
@@ -175,18 +217,33 @@ export function parseHash(hash) {
   const refused = [];
   const params = new URLSearchParams(String(hash).replace(/^#/, ''));
   for (const [key, raw] of params) {
-    const checked = checkField(key, raw);
-    if (checked.ok) state[key] = checked.value;
-    else refused.push({ field: key, message: `URL ${checked.message}` });
+    const checked = checkNamed(key, raw);
+    if (checked.ok) state[checked.field] = checked.value;
+    else refused.push({ field: checked.field, message: `URL ${checked.message}` });
   }
+  if (state.pins) state.pins = samePinsInTodaysNames(state.pins);
   return { state, refused };
+}
+
+// Pins of an old link in today's field names, so that pinning the same scenario again is refused
+// as already pinned; a pin the page cannot read stays as it was (the compare table says why).
+function samePinsInTodaysNames(pins) {
+  let hashes;
+  try { hashes = JSON.parse(pins); } catch { return pins; }
+  if (!Array.isArray(hashes)) return pins;
+  return JSON.stringify(hashes.map((h) => {
+    if (typeof h !== 'string') return h;
+    const { state, refused } = parseHash(h);
+    return refused.length ? h : scenarioHash(state);
+  }));
 }
 
 /** The permalink hash of a state: only fields that differ from the defaults, in a fixed order. */
 export function toHash(state) {
   const params = new URLSearchParams();
   for (const key of Object.keys(FIELDS)) {
-    if (state[key] !== undefined && state[key] !== DEFAULTS[key]) params.set(key, String(state[key]));
+    const value = state[key];
+    if (value !== undefined && value !== DEFAULTS[key]) params.set(key, value === null ? '' : String(value));
   }
   return params.toString();
 }
@@ -202,53 +259,59 @@ export function modelSource(s) {
 }
 
 /**
- * The kvscope.request/1 of `plan` for a state (plus what-if overrides `set`).
+ * The kvscope.request/1 of `plan` for a state (plus what-if overrides `set`): the state's request
+ * keys, with the card as a catalogue id, a custom card's figures or a log's KV budget.
  * @param {Record<string, any>} s a state (DEFAULTS' fields)
  * @param {string[]} [set] FIELD=VALUE what-ifs
  * @returns {import('./kvscope').PlanRequest}
  */
 export function planRequest(s, set = []) {
-  const measured = s.kv_memory_bytes > 0;  // the log's KV budget stands for the card
+  const measured = s.kv_memory_bytes > 0;  // the log's KV budget stands for the card (null: none)
   const custom = s.gpu === 'custom' && !measured;
   const overrides = overridesOf([...splitSet(s.set), ...set]);
+  const lengths = Boolean(s.prompt_lengths && s.output_lengths);  // a distribution needs both
+  const mtp = s['speculative_config.num_speculative_tokens'];
   /** @type {import('./kvscope').PlanRequest} */
   const request = {
     ...modelSource(s),
     gpu: custom || measured ? null : s.gpu,
-    gpu_memory_bytes: custom ? Math.round(s.gpu_memory_gb * 1e9) : null,
-    kv_memory_bytes: measured ? s.kv_memory_bytes : null,
-    gpu_bandwidth_bytes_per_s: custom && s.gpu_bandwidth_tbs > 0 ? Math.round(s.gpu_bandwidth_tbs * 1e12) : null,
-    gpu_dense_tflops: custom && s.gpu_tflops > 0 ? s.gpu_tflops : null,
-    gpus: s.gpus > 0 ? s.gpus : null,
-    tensor_parallel: s.tp,
-    pipeline_parallel: s.pp,
+    gpu_memory_bytes: custom ? s.gpu_memory_bytes : null,
+    kv_memory_bytes: s.kv_memory_bytes,
+    gpu_bandwidth_bytes_per_s: custom ? s.gpu_bandwidth_bytes_per_s : null,
+    gpu_dense_tflops: custom ? s.gpu_dense_tflops : null,
+    gpus: s.gpus,
+    tensor_parallel: s.tensor_parallel,
+    pipeline_parallel: s.pipeline_parallel,
     engine: s.engine,
     engine_version: s.engine_version || null,
     kv_dtype: s.kv_dtype,
     weight_dtype: s.weight_dtype,
-    weights_bytes: s.weights_gb > 0 ? Math.round(s.weights_gb * 1e9) : null,
-    weights_index: s.checkpoint_bytes > 0 && !(s.weights_gb > 0) ? weightsIndex(s.checkpoint_bytes) : null,
-    allow_long_context: s.allow_long_context === 1,
-    speculative_config: s.mtp_tokens > 0 ? mtpConfig(s.mtp_tokens) : null,
-    max_model_len: s.context,
-    context_tokens: s.context,
+    weights_bytes: s.weights_bytes,
+    weights_index: s.checkpoint_bytes > 0 && !(s.weights_bytes > 0) ? weightsIndex(s.checkpoint_bytes) : null,
+    allow_long_context: s.allow_long_context,
+    speculative_config: mtp > 0 ? mtpConfig(mtp) : null,
+    max_model_len: s.context_tokens,
+    context_tokens: s.context_tokens,
     batch: s.batch,
-    shared_prefix_tokens: s.shared_prefix,
-    prompt_lengths: s.prompt_lengths && s.output_lengths ? s.prompt_lengths : null,
-    output_lengths: s.prompt_lengths && s.output_lengths ? s.output_lengths : null,
+    shared_prefix_tokens: s.shared_prefix_tokens,
+    prompt_lengths: lengths ? s.prompt_lengths : null,
+    output_lengths: lengths ? s.output_lengths : null,
     set: Object.keys(overrides).length ? overrides : null,
   };
-  // The knobs the engine reads and what its log said it measured, each at its request key
-  // ("vllm.gpu_memory_utilization"); a measurement only where the state has one.
+  // The knobs the engine reads and what its log said it measured, each a field of the state at
+  // its request key ("vllm.gpu_memory_utilization"); a measurement only where the state has one.
   const info = engineInfo(s.engine);
   for (const key of [...(info?.knobs ?? []), ...(info?.calibration ?? [])]) {
-    const value = KNOBS[key]?.value(s) ?? null;
-    if (value === null && info?.calibration.includes(key)) continue;
-    const [group, name] = key.includes('.') ? key.split('.') : [null, key];
-    const at = group ? (request[group] ??= {}) : request;
-    at[name] = value;
+    if (s[key] === undefined || (s[key] === null && info?.calibration.includes(key))) continue;
+    setAt(request, key, s[key]);
   }
   return request;
+}
+
+/** Sets a request key, a dotted one ("vllm.gpu_memory_utilization") in its group. */
+export function setAt(request, key, value) {
+  const [group, name] = key.includes('.') ? key.split('.') : [null, key];
+  (group ? (request[group] ??= {}) : request)[name] = value;
 }
 
 /**
@@ -304,7 +367,7 @@ export function splitSet(text) {
 
 /** @returns {import('./kvscope').SweepRequest} the plan's request, with the page's chart resolution. */
 export function sweepRequest(s) {
-  return { ...planRequest(s), sweep: { points: 48, min_context_tokens: Math.min(512, s.context) } };
+  return { ...planRequest(s), sweep: { points: 48, min_context_tokens: Math.min(512, s.context_tokens) } };
 }
 
 /** @returns {import('./kvscope').EstimateRequest} the projection count ("why a cache"). */
@@ -312,7 +375,7 @@ export function whyCacheRequest(s) {
   return {
     ...modelSource(s),
     kv_dtype: s.kv_dtype,
-    context_tokens: s.context,
+    context_tokens: s.context_tokens,
     prompt_tokens: s.prompt_tokens,
     output_tokens: s.output_tokens,
   };
