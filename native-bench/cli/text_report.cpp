@@ -140,14 +140,18 @@ void print_plan_pool(const PlanReport& p, std::ostream& out) {
 // vLLM's budget as estimated over the range of its measured terms.
 void print_estimated_budget(const EstimatedBudget& e, std::ostream& out) {
   if (!e.present) return;
-  char line[256];
+  const std::string graphs =
+      e.cudagraph_high == 0
+          ? ""
+          : ", CUDA graphs " + format_gib(e.cudagraph_low) + " to " + format_gib(e.cudagraph_high);
+  char line[320];
   std::snprintf(line, sizeof line,
-                "  estimated          activation %s to %s, non-torch %s to %s: KV pool %s to %s, "
+                "  estimated          activation %s to %s, non-torch %s to %s%s: KV pool %s to %s, "
                 "%.2f to %.2f requests, max_model_len %s to %s fits%s\n",
                 format_gib(e.activation_low).c_str(), format_gib(e.activation_high).c_str(),
                 format_gib(e.non_torch_low).c_str(), format_gib(e.non_torch_high).c_str(),
-                format_gib(e.kv_pool_low).c_str(), format_gib(e.kv_pool_high).c_str(),
-                e.max_concurrency_low, e.max_concurrency_high,
+                graphs.c_str(), format_gib(e.kv_pool_low).c_str(),
+                format_gib(e.kv_pool_high).c_str(), e.max_concurrency_low, e.max_concurrency_high,
                 with_commas(e.max_model_len_that_fits_low).c_str(),
                 with_commas(e.max_model_len_that_fits_high).c_str(),
                 e.starts_low == e.starts_high ? "" : " (starts only at the high end)");

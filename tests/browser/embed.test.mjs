@@ -55,12 +55,12 @@ test('the worked article: every widget shows the numbers of kvscope for its scen
   assert.deepEqual(fits, [30, 123, 247]);
   const shown = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-card' && e.type === 'kvscope-result').detail.result.map((x) => Math.floor(x.report.max_concurrency)));
   assert.deepEqual(shown, fits);
-  const refused = cliPlan({});
+  const refused = cliPlan({ engine_version: '0.16' });  // the article's vLLM, as its widgets say
   assert.equal(await page.evaluate(() => document.getElementById('w-startup').shadowRoot.querySelector('.verdict').dataset.starts), 'false');
   assert.deepEqual(await inWidget(page, 'w-startup', '#startup-error'), [refused.startup_error]);
   const levers = await page.evaluate(() => window.__seen.find((e) => e.id === 'w-levers' && e.type === 'kvscope-result').detail.result.map((x) => x.report.starts));
   assert.deepEqual(levers, [{ kv_dtype: 'fp8' }, { weight_dtype: 'awq-int4' }, { 'vllm.gpu_memory_utilization': 0.95 }, { kv_dtype: 'fp8', weight_dtype: 'awq-int4' }]
-    .map((c) => cliPlan(c).starts));
+    .map((c) => cliPlan({ ...c, engine_version: '0.16' }).starts));
   assert.ok(levers.includes(true) && levers.includes(false));
   assert.deepEqual(problems, []);  // its screenshots: article.test.mjs
   await page.close();

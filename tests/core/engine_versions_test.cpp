@@ -3,6 +3,8 @@
 // in tests/data/logs and VALIDATION.md).
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "kvscope/engines/engine_catalog.hpp"
 #include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
@@ -29,18 +31,28 @@ std::string resolved(std::string_view engine, std::string_view given) {
 }
 
 TEST(EngineVersions, ReleasesResolveToTheLineThatCountsThem) {
-  EXPECT_EQ(resolved("vllm", ""), "0.16");  // the current line is the default
-  EXPECT_EQ(resolved("vllm", "0.22.0"), "0.16");
-  EXPECT_EQ(resolved("vllm", "0.12.1"), "0.16");  // 0.10-0.13 count as the current line
-  EXPECT_EQ(resolved("vllm", "0.15.2rc1.dev93+g11a4c9d30"), "0.14");
-  EXPECT_EQ(resolved("vllm", "v0.8.5.post1"), "0.8");
-  EXPECT_EQ(resolved("vllm", "0.7.3"), "0.7");
-  EXPECT_EQ(resolved("vllm", "v0"), "v0");
-  EXPECT_EQ(resolved("vllm", "banana"), "error: engine_version");
-  EXPECT_EQ(resolved("llama.cpp", "2025"), "2025");
-  EXPECT_EQ(resolved("llama.cpp", "0.1"), "error: engine_version");
-  EXPECT_EQ(resolved("plain", ""), "");
-  EXPECT_EQ(resolved("plain", "1.0"), "error: engine_version");
+  // {engine, given, the line it resolves to}; "" is the newest line, the default.
+  const std::array<std::array<const char*, 3>, 18> cases = {{
+      {"vllm", "", "0.29"},
+      {"vllm", "0.31.0", "0.29"},
+      {"vllm", "0.28.0", "0.28"},
+      {"vllm", "v0.27.1", "0.26"},
+      {"vllm", "0.25.1", "0.25"},
+      {"vllm", "0.22.0", "0.21"},
+      {"vllm", "0.20.2", "0.20"},
+      {"vllm", "0.19.0", "0.16"},
+      {"vllm", "0.12.1", "0.16"},  // 0.10-0.13 count as the 0.16 line
+      {"vllm", "0.15.2rc1.dev93+g11a4c9d30", "0.14"},
+      {"vllm", "v0.8.5.post1", "0.8"},
+      {"vllm", "0.7.3", "0.7"},
+      {"vllm", "v0", "v0"},
+      {"vllm", "banana", "error: engine_version"},
+      {"llama.cpp", "2025", "2025"},
+      {"llama.cpp", "0.1", "error: engine_version"},
+      {"plain", "", ""},
+      {"plain", "1.0", "error: engine_version"},
+  }};
+  for (const auto& [engine, given, line] : cases) EXPECT_EQ(resolved(engine, given), line) << given;
   for (const EngineInfo& e : engine_catalog()) {
     for (const EngineVersion& v : e.versions) {
       EXPECT_FALSE(v.label.empty()) << e.id << " " << v.id;
@@ -53,7 +65,7 @@ TEST(EngineVersions, ThePlanNamesTheVersionItModels) {
   PlanInput in;
   in.model.model_id = "llama-3.1-8b";
   in.gpu_id = "h100-sxm-80gb";
-  EXPECT_EQ(plan_ok(in).engine_version, "0.16");
+  EXPECT_EQ(plan_ok(in).engine_version, "0.29");
   in.engine_version = "0.15.1";
   EXPECT_EQ(plan_ok(in).engine_version, "0.14");
   EXPECT_EQ(plan_ok(in).engine_version_label, "0.14-0.15");
@@ -61,6 +73,139 @@ TEST(EngineVersions, ThePlanNamesTheVersionItModels) {
   const Result<PlanReport> bad = plan(in);
   ASSERT_FALSE(bad.ok);
   EXPECT_EQ(bad.error.field, "engine_version");
+}
+
+// vLLM 0.20-0.31 (docs/engines.md, with each change's PR): what each line
+// changes, on inputs where the figure moves.
+
+// 0.29 holds one block back as BlockPool's null block (PR #47272): a pool of exactly the blocks
+// max_model_len needs no longer starts, and the estimate comes out one block lower.
+TEST(EngineVersions, Vllm029HoldsTheNullBlockBackFromTheStartupCheck) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";  // a 16-token block of 32 layers x 4,096 bytes: 2 MiB
+  in.kv_memory_bytes = 256 * 2 * kMiB;
+  in.max_model_len = 4096;  // 256 blocks
+  in.engine_version = "0.28";
+  const PlanReport before = plan_ok(in);
+  EXPECT_TRUE(before.starts);
+  EXPECT_DOUBLE_EQ(before.max_concurrency, 1.0);
+  EXPECT_EQ(before.max_model_len_that_fits, 4096u);
+  in.engine_version = "0.29";
+  const PlanReport after = plan_ok(in);
+  EXPECT_FALSE(after.starts);
+  EXPECT_EQ(after.num_blocks, 256u);                // allocated with it
+  EXPECT_DOUBLE_EQ(after.max_concurrency, 1.0);     // and printed with it
+  EXPECT_EQ(after.max_model_len_that_fits, 4080u);  // 255 blocks
+  EXPECT_EQ(after.startup_error,
+            "To serve at least one request with the model's max seq len (4096), (0.5 GiB KV cache "
+            "is needed, which is larger than the available KV cache memory (0.5 GiB). Based on the "
+            "available memory, the estimated maximum model length is 4080. Try increasing "
+            "`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or "
+            "decreasing `max_model_len` when initializing the engine. See "
+            "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.");
+  // The PR's own run: 50 blocks given by --num-gpu-blocks-override (which sizes the check from
+  // 0.21, PR #41069), max_model_len 800: "the estimated maximum model length is 784".
+  in.vllm.num_gpu_blocks_override = 50;
+  in.max_model_len = 800;
+  const PlanReport overridden = plan_ok(in);
+  EXPECT_FALSE(overridden.starts);
+  EXPECT_EQ(overridden.max_model_len_that_fits, 784u);
+  in.engine_version = "0.28";
+  EXPECT_TRUE(plan_ok(in).starts);
+  in.engine_version = "0.20";  // the check still counted the profiled pool
+  EXPECT_EQ(plan_ok(in).max_model_len_that_fits, 800u);
+}
+
+// From 0.21 "GPU KV cache size" is int(concurrency x max_model_len) (get_kv_cache_capacity): a
+// hybrid's windows count once per request, not once per group (vLLM issue #43308), and a length
+// that is not whole blocks is not rounded up to them.
+TEST(EngineVersions, VllmGpuKvCacheSizeIsConcurrencyInTokensFrom021) {
+  PlanInput in;
+  in.model.model_id = "gemma-3-27b";
+  in.kv_memory_bytes = 40 * kGiB;
+  in.max_model_len = 131072;
+  in.engine_version = "0.20";
+  const PlanReport old = plan_ok(in);
+  EXPECT_EQ(old.kv_pool_tokens, 74896u);  // blocks / 7 groups x 16, as up to 0.20
+  in.engine_version = "0.21";
+  const PlanReport now = plan_ok(in);
+  EXPECT_EQ(now.num_blocks, old.num_blocks);  // the same pool
+  EXPECT_EQ(
+      now.kv_pool_tokens,
+      static_cast<uint64_t>(static_cast<double>(now.num_blocks) /
+                            static_cast<double>(now.kv_cache_groups.blocks_per_request) * 131072));
+  EXPECT_GT(now.kv_pool_tokens, 5 * old.kv_pool_tokens);
+  in.model.model_id = "llama-3.1-8b";
+  in.kv_memory_bytes = 10 * kGiB;                 // 5,120 blocks of 16 tokens
+  in.max_model_len = 1000;                        // 63 blocks
+  EXPECT_EQ(plan_ok(in).kv_pool_tokens, 81269u);  // int(5120 / 63 x 1000)
+  in.engine_version = "0.20";
+  EXPECT_EQ(plan_ok(in).kv_pool_tokens, 81920u);  // 5120 x 16
+}
+
+// From 0.26 a sliding window holds every batch in flight (max_in_flight_tokens, PR #47728): two
+// with async scheduling, a pipeline's stages (+1 under Model Runner V2). vLLM issue #49878:
+// Gemma 4 31B at max_num_batched_tokens 32768: "ceil((1023 + 32768) / 16) + 1 = 2113" blocks a
+// sliding group on 0.25, "ceil((1023 + 65536) / 16) + 1 = 4161" on 0.26.
+TEST(EngineVersions, VllmSlidingWindowsHoldEveryBatchInFlightFrom026) {
+  PlanInput in;
+  in.model.model_id = "gemma-4-31b";
+  in.kv_memory_bytes = 100 * kGiB;
+  in.max_model_len = 131072;
+  in.vllm.max_num_batched_tokens = 32768;
+  const auto sliding_blocks = [&](const char* version, uint32_t pp) {
+    in.engine_version = version;
+    in.pipeline_parallel = in.gpus = pp;
+    const KvCacheGroups& g = plan_ok(in).kv_cache_groups;
+    return g.types.empty() ? 0 : g.types[0].blocks_per_request;
+  };
+  EXPECT_EQ(sliding_blocks("0.25", 1), 2113u);
+  EXPECT_EQ(sliding_blocks("0.26", 1), 4161u);
+  EXPECT_EQ(sliding_blocks("0.26", 2), (1023u + 3 * 32768 + 15) / 16 + 1);  // dense: V2, pp + 1
+  EXPECT_EQ(sliding_blocks("0.29", 2), (1023u + 3 * 32768 + 15) / 16 + 1);
+}
+
+// 0.20's budget (PR #38284): gpu_memory_utilization 0.92 and the profiled CUDA-graph memory out of
+// the pool; Model Runner V2, the default for dense models from 0.25, reserved none until 0.29.
+TEST(EngineVersions, VllmBudgetFrom020) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  const auto budget = [&](const char* model, const char* version) {
+    in.model.model_id = model;
+    in.engine_version = version;
+    return plan_ok(in);
+  };
+  const PlanReport v16 = budget("llama-3.1-8b", "0.16");
+  const PlanReport v20 = budget("llama-3.1-8b", "0.20");
+  EXPECT_EQ(v16.requested_bytes,
+            static_cast<uint64_t>(static_cast<double>(v16.gpu_memory_bytes) * 0.9));
+  EXPECT_EQ(v20.requested_bytes,
+            static_cast<uint64_t>(static_cast<double>(v20.gpu_memory_bytes) * 0.92));
+  EXPECT_EQ(v16.cudagraph_bytes, 0u);
+  EXPECT_GT(v20.cudagraph_bytes, 0u);
+  EXPECT_EQ(v20.kv_pool_bytes, v20.requested_bytes - v20.weights_bytes - v20.activation_bytes -
+                                   v20.non_torch_bytes - v20.cudagraph_bytes);
+  EXPECT_GT(budget("llama-3.1-8b", "0.21").cudagraph_bytes, 0u);
+  EXPECT_EQ(budget("llama-3.1-8b", "0.25").cudagraph_bytes, 0u);  // dense: Model Runner V2
+  EXPECT_EQ(budget("llama-3.1-8b", "0.28").cudagraph_bytes, 0u);
+  EXPECT_GT(budget("qwen3-30b-a3b", "0.28").cudagraph_bytes, 0u);  // MoE: still V1
+  EXPECT_GT(budget("llama-3.1-8b", "0.29").cudagraph_bytes, 0u);   // V2 reserves them (#53306)
+  in.vllm.gpu_memory_utilization = 0.9;  // given: the line's default does not apply
+  EXPECT_EQ(budget("llama-3.1-8b", "0.29").requested_bytes, v16.requested_bytes);
+}
+
+// 0.28 gives cards of 160 GiB or more 16,384 batched tokens (EngineArgs.get_batch_defaults).
+TEST(EngineVersions, VllmLargestCardsBatchMoreTokensFrom028) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "b200-180gb";
+  in.engine_version = "0.26";
+  EXPECT_EQ(plan_ok(in).max_num_batched_tokens, 8192u);
+  in.engine_version = "0.28";
+  EXPECT_EQ(plan_ok(in).max_num_batched_tokens, 16384u);
+  in.gpu_id = "h200-sxm-141gb";
+  EXPECT_EQ(plan_ok(in).max_num_batched_tokens, 8192u);
 }
 
 PlanInput deepseek_r1_tp8(const std::string& version) {
@@ -215,6 +360,7 @@ TEST(EstimatedBudget, TheMeasuredRunsLieInsideTheRange) {
     in.gpu_memory_bytes = static_cast<uint64_t>(79.18 * kGiB);
     in.tensor_parallel = in.gpus = run.tp;
     in.max_model_len = 16000;
+    in.engine_version = "0.11";
     in.vllm.gpu_memory_utilization = run.utilization;
     in.weights_bytes = static_cast<uint64_t>(run.weights_gib * kGiB) * run.tp;
     const PlanReport p = plan_ok(in);
@@ -233,6 +379,7 @@ TEST(EstimatedBudget, MeasuredTermsLeaveNoRangeAndAStartThatDependsOnThemIsSaid)
   in.model.model_id = "llama-3.1-8b";
   in.gpu_memory_bytes = 24'000'000'000;
   in.max_model_len = 131072;
+  in.engine_version = "0.16";
   const PlanReport seed = plan_ok(in);  // article 2: 31,488 fits
   EXPECT_EQ(seed.max_model_len_that_fits, 31488u);
   EXPECT_LE(seed.estimated.max_model_len_that_fits_low, 31488u);
@@ -252,6 +399,8 @@ TEST(EstimatedBudget, MeasuredTermsLeaveNoRangeAndAStartThatDependsOnThemIsSaid)
   in.engine_version.clear();
   in.vllm.activation_bytes = kGiB;
   in.vllm.non_torch_bytes = kGiB / 8;
+  EXPECT_TRUE(plan_ok(in).estimated.present);  // the CUDA graphs (from 0.20) are still estimated
+  in.vllm.cudagraph_bytes = kGiB / 2;
   EXPECT_FALSE(plan_ok(in).estimated.present);
   in = PlanInput{};
   in.model.model_id = "qwen3-32b";

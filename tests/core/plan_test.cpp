@@ -72,6 +72,7 @@ TEST(Plan, VllmRefusesLlama31At128kOnA24GBCard) {
 
 TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
   PlanInput in = catalogue("llama-3.1-8b");
+  in.engine_version = "0.16";  // article 2's vLLM: 0.9 by default
   in.gpu_memory_bytes = 24'000'000'000;
   in.max_model_len = 8192;
   const PlanReport at_90 = plan_ok(in);
@@ -83,12 +84,28 @@ TEST(Plan, HigherUtilizationFrees1Point2GBAbout9155Bf16Tokens) {
   EXPECT_NEAR(static_cast<double>(tokens), 9155, 16);  // 1.2e9 / 131,072, in whole blocks of 16
 }
 
+// From 0.20 vLLM keeps its CUDA-graph estimate out of the pool (PR #38284): kvscope's when none is
+// given, a log's when it is; --enforce-eager captures none. Before 0.20 only a given one counts.
 TEST(Plan, CudaGraphMemoryComesOutOfThePool) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_id = "h100-sxm-80gb";
-  const uint64_t without = plan_ok(in).kv_pool_bytes;
+  in.vllm.enforce_eager = true;
+  const PlanReport eager = plan_ok(in);
+  EXPECT_EQ(eager.cudagraph_bytes, 0u);
+  in.vllm.enforce_eager = false;
+  const PlanReport estimated = plan_ok(in);
+  EXPECT_EQ(estimated.cudagraph_bytes, static_cast<uint64_t>(0.84 * kGiB));
+  EXPECT_EQ(eager.kv_pool_bytes - estimated.kv_pool_bytes, estimated.cudagraph_bytes);
+  EXPECT_EQ(estimated.estimated.cudagraph_low, static_cast<uint64_t>(0.49 * kGiB));
+  EXPECT_EQ(estimated.estimated.cudagraph_high, static_cast<uint64_t>(1.92 * kGiB));
   in.vllm.cudagraph_bytes = kGiB;
-  EXPECT_EQ(without - plan_ok(in).kv_pool_bytes, kGiB);
+  const PlanReport given = plan_ok(in);
+  EXPECT_EQ(eager.kv_pool_bytes - given.kv_pool_bytes, kGiB);
+  EXPECT_EQ(given.estimated.cudagraph_low, kGiB);  // measured: no range
+  in.engine_version = "0.19.1";
+  EXPECT_EQ(plan_ok(in).cudagraph_bytes, kGiB);
+  in.vllm.cudagraph_bytes = 0;
+  EXPECT_EQ(plan_ok(in).cudagraph_bytes, 0u);  // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 then
 }
 
 TEST(Plan, Fp8KvAndFourBitWeightsAreTheArticlesRemedies) {
@@ -132,6 +149,7 @@ void expect_estimate_for_logged_budget(PlanInput in, double printed_gib, uint64_
 // 221000 and "the estimated maximum model length is 122080" with 5.59 GiB available.
 TEST(Plan, VllmIssue25350StartupError) {
   PlanInput in = fixture("vllm_issue_25350_shape.json");
+  in.engine_version = "0.10";
   in.model.kv_dtype = "fp8";
   in.max_model_len = 221000;
   expect_estimate_for_logged_budget(in, 5.59, 122080, "10.12");
@@ -149,6 +167,7 @@ TEST(Plan, VllmIssue25350StartupError) {
 // "62.0 GiB KV cache is needed"; 48.66 GiB available -> 205728; 55.65 GiB -> 235296.
 TEST(Plan, VllmRecipesQwen3Coder480B) {
   PlanInput in = fixture("qwen3_coder_480b.json");
+  in.engine_version = "0.10";  // the recipe's vLLM (2025)
   in.max_model_len = 262144;
   expect_estimate_for_logged_budget(in, 48.66, 205728, "62.0");
   expect_estimate_for_logged_budget(in, 55.65, 235296, "62.0");
@@ -158,6 +177,7 @@ TEST(Plan, VllmRecipesQwen3Coder480B) {
 // 74,896 tokens (7 groups of 10 layers), the unified layout 84,560.
 TEST(Plan, VllmHybridGroupsGemma3) {
   PlanInput in = catalogue("gemma-3-27b");
+  in.engine_version = "0.16";
   in.kv_memory_bytes = 40 * kGiB;
   in.max_model_len = 131072;
   const PlanReport hybrid = plan_ok(in);
@@ -216,6 +236,7 @@ TEST(Plan, OverridesThatChangeNothingAreNamed) {
 // memory: 51.38 GiB" after 14.99 GiB weights, 4.76 GiB activation peak, 0.13 GiB non-torch.
 TEST(Plan, VllmBudgetMatchesALoggedH100Run) {
   PlanInput in = catalogue("llama-3.1-8b");
+  in.engine_version = "0.11";
   in.gpu_memory_bytes = static_cast<uint64_t>(79.18 * kGiB);
   in.vllm.max_num_batched_tokens = 8192;
   const PlanReport p = plan_ok(in);
@@ -241,6 +262,7 @@ TEST(Plan, Float32CheckpointsLoadInFloat16) {
 // figures appear in vLLM's "Setting attention block size to N tokens" logs (engine-formulas §1.3).
 TEST(Plan, VllmRaisesTheBlockForMambaHybrids) {
   PlanInput in = fixture("nemotron_h_pattern.json");
+  in.engine_version = "0.16";  // the size every group counts (blocks / groups x block) until 0.21
   in.gpu_id = "h100-sxm-80gb";
   // vLLM keeps NemotronH's SSM state in float32 (its per-model default): a Mamba-2 state of
   // 10,240 x 3 convolution values in bf16 and 128 x 64 x 128 SSM values in fp32 is 4,255,744
@@ -265,7 +287,7 @@ TEST(Plan, VllmRaisesTheBlockForMambaHybrids) {
 TEST(Plan, BadInput) {
   PlanInput in = catalogue("llama-3.1-8b");
   in.gpu_memory_bytes = 24'000'000'000;
-  in.vllm.gpu_memory_utilization = 0;
+  in.vllm.gpu_memory_utilization = -0.1;  // (0 is the release line's default)
   EXPECT_EQ(plan(in).error.field, "vllm.gpu_memory_utilization");
   in.vllm.gpu_memory_utilization = 1.5;
   EXPECT_EQ(plan(in).error.field, "vllm.gpu_memory_utilization");

@@ -1,10 +1,10 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
-import { commas } from './format.js';
-import { checkField, engineInfo } from './state.js';
-import { resetCharts } from './charts.js';
-import { KvscopeError } from './kvscope-client.js';
-import { $, clearFieldNotes, page, showInputError, update } from './page.js';
+import {resetCharts} from './charts.js';
+import {commas} from './format.js';
+import {KvscopeError} from './kvscope-client.js';
+import {$, clearFieldNotes, page, showInputError, update} from './page.js';
+import {checkField, engineInfo, utilizationOf} from './state.js';
 
 /**
  * The controls bound to a state field (data-field in index.html): a number in units of data-scale
@@ -65,6 +65,13 @@ export function writeControls() {
   $('index-source').textContent = s.checkpoint_bytes > 0
     ? `Weights: the index's total_size, ${commas(s.checkpoint_bytes)} bytes.` : '';
   document.documentElement.dataset.theme = s.theme;
+}
+
+/** The engine's defaults a plan ran at, as the placeholders of the knobs left empty. */
+export function showEngineDefaults(plan) {
+  const vllm = plan.input.engine === 'vllm' ? utilizationOf(plan) : null;
+  /** @type {HTMLInputElement} */ ($('gpu-memory-utilization')).placeholder =
+      vllm === null ? '' : String(vllm);
 }
 
 // Only what differs is written: setting an input's value invalidates its layout.

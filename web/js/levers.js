@@ -1,14 +1,14 @@
 // What if: the serving knobs one can turn on this deployment, each alone and ranked by the
 // sequences it adds; the layout on this GPU type that meets the target (the solver's); and the
 // articles' architecture levers, shown apart as what a different model would hold.
-import { KvscopeError } from './kvscope-client.js';
-import { show } from './dom.js';
-import { FIELDS, engineInfo, planRequest } from './state.js';
-import { solveRequest, stateOfOption } from './solve-request.js';
-import { loadSolver, solverNow } from './solver.js';
-import { drawWhatIf } from './charts.js';
-import { whatIfView } from './views/what-if.js';
-import { $, answerError, page, update } from './page.js';
+import {drawWhatIf} from './charts.js';
+import {show} from './dom.js';
+import {KvscopeError} from './kvscope-client.js';
+import {$, answerError, page, update} from './page.js';
+import {solveRequest, stateOfOption} from './solve-request.js';
+import {loadSolver, solverNow} from './solver.js';
+import {engineInfo, FIELDS, planRequest, utilizationOf} from './state.js';
+import {whatIfView} from './views/what-if.js';
 
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
@@ -21,7 +21,7 @@ function servingLevers(plan) {
   if (!plan.weights.method && s.weight_dtype === 'auto' && (engine?.load_time_weight_dtypes ?? []).includes('fp8')) {
     list.push({ label: 'fp8 weights, quantized as the engine loads them', short: 'fp8 weights', detail: '--quantization fp8', change: { weight_dtype: 'fp8' } });
   }
-  list.push(...engineLevers());
+  list.push(...engineLevers(plan));
   const tp = s.tensor_parallel;
   list.push({ label: 'tensor parallel × 2', short: 'TP × 2', detail: `${tp} → ${tp * 2} GPUs per replica`,
     change: { tensor_parallel: tp * 2, gpus: s.gpus !== null ? Math.max(s.gpus, tp * 2 * s.pipeline_parallel) : null } });
@@ -30,10 +30,17 @@ function servingLevers(plan) {
 
 // The engine's own levers, as the core's engine table lists them (each at its request key, a field
 // of the state), where they change the knob.
-function engineLevers() {
+function engineLevers(plan) {
   return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => FIELDS[l.key]).map((l) => {
     const value = l.step ? Math.min(1, (page.state[l.key] || l.from) + l.step) : l.value;
-    return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${page.state[l.key]}`, change: { [l.key]: value } };
+    const now = page.state[l.key] ??
+        (l.key === 'vllm.gpu_memory_utilization' ? utilizationOf(plan) : l.from);
+    return {
+      label: l.label,
+      short: l.short_label,
+      detail: l.step ? '' : `from ${now}`,
+      change: {[l.key]: value}
+    };
   }).filter((l) => Object.entries(l.change).some(([field, value]) => page.state[field] !== value));
 }
 

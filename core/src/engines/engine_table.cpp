@@ -108,11 +108,19 @@ EngineProfile vllm_row() {
   vllm.info.kv_dtype_choices = {"auto", "fp8"};
   vllm.info.load_time_weight_dtypes = {"fp8"};
   vllm.info.checkpoint_methods = {"*"};
-  // What changed in vLLM's cache arithmetic, by release line (engine-formulas.md §1.5-1.7).
+  // What changed in vLLM's cache arithmetic, by release line, newest first (engine-formulas.md
+  // §1.5-1.7 to 0.19; docs/engines.md for the 0.2x-0.3x lines, each with its PR).
   vllm.info.versions = {
-      {"0.16", "0.16 and later (current; 0.10-0.13 count alike)", "0.10-0.13, 0.16-",
-       "every worker checks max_model_len against its own stage's layers "
-       "(kv_cache_utils.py get_kv_cache_configs, _project_kv_cache_groups_to_worker)"},
+      {"0.29", "0.29 and later (current)", "0.29-",
+       "the start-up check keeps one block back, the null block (PR #47272)"},
+      {"0.28", "0.28", "0.28", "dense models reserve no CUDA-graph memory (Model Runner V2)"},
+      {"0.26", "0.26-0.27", "0.26-0.27", "160 GiB cards batch 8192 tokens, not 16384"},
+      {"0.25", "0.25", "0.25", "sliding windows hold one batch, not every batch in flight"},
+      {"0.21", "0.21-0.24", "0.21-0.24", "dense models reserve CUDA-graph memory too"},
+      {"0.20", "0.20", "0.20",
+       "GPU KV cache size is blocks x block size, not concurrency x length"},
+      {"0.16", "0.16-0.19 (0.10-0.13 count alike)", "0.10-0.13, 0.16-0.19",
+       "gpu_memory_utilization 0.9, no CUDA-graph memory out of the budget"},
       {"0.14", "0.14-0.15", "0.14-0.15",
        "the start-up check counts every layer of the model against each pipeline stage's memory "
        "(PR #29431; fixed by PR #33698, vLLM issues #32105, #34076)"},
@@ -124,7 +132,8 @@ EngineProfile vllm_row() {
        "is blocks x block size over max_model_len, and a max_model_len past those tokens does not "
        "start (vllm/worker/worker.py, vllm/executor/executor_base.py)"},
       {"0.7", "0.7 and earlier (V0 engine)", "0.0-0.7",
-       "as the V0 engine, and MLA rows padded to 256 bytes while VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1, "
+       "as the V0 engine, and MLA rows padded to 256 bytes while "
+       "VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=1, "
        "its default (vllm/worker/cache_engine.py; removed by PR #14842 for 0.8)"}};
   return vllm;
 }

@@ -6,10 +6,11 @@
 #include <map>
 
 #include "engines/engine_table.hpp"
+#include "engines/vllm/engine_vllm.hpp"
 #include "explain/explain_figures.hpp"
-#include "kvscope/engines/context_limit.hpp"
 #include "kvscope/base/elementary_math.hpp"
 #include "kvscope/base/units.hpp"
+#include "kvscope/engines/context_limit.hpp"
 
 namespace kvscope::explaining {
 namespace {
@@ -25,6 +26,9 @@ std::string vllm_version_of(const LogReading& log) {
   const bool v0 = log.figure("gpu_blocks") != nullptr || log.figure("cpu_blocks") != nullptr ||
                   log.argument("v0_engine") != nullptr;
   if (v0) return id == "0.7" ? id : "v0";
+  // A log that names no release: the newest line whose budget has the terms it prints (a CUDA-graph
+  // reserve only from 0.20).
+  if (id.empty() && log.argument("cudagraph_memory_reserved") == nullptr) return "0.16";
   return id;
 }
 
@@ -65,6 +69,12 @@ void read_vllm_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
     in.vllm.gpu_memory_utilization = u->value;
   else if (const std::string* given = log.argument("gpu_memory_utilization"); given != nullptr && std::atof(given->c_str()) > 0)
     in.vllm.gpu_memory_utilization = std::atof(given->c_str());
+  if (in.vllm.gpu_memory_utilization == 0)
+    in.vllm.gpu_memory_utilization = engines::vllm_default_utilization(in.engine_version);
+  // The CUDA-graph memory it estimated, when it took it out of the budget.
+  if (const PrintedFigure* g = log.figure("cudagraph_estimate_gib");
+      g != nullptr && g->value > 0 && log.argument("cudagraph_memory_reserved") != nullptr)
+    in.vllm.cudagraph_bytes = static_cast<uint64_t>(std::llround(g->value * kGiB));
   if (const std::string* q = log.argument("quantization"); q != nullptr && *q == "fp8")
     in.weight_dtype = "fp8";  // refined by VllmExplainer: a checkpoint already in fp8 is served as stored
   for (const auto& [key, value] : {std::pair{"tensor_parallel_size", in.tensor_parallel},

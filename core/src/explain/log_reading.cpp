@@ -136,6 +136,9 @@ class Reader {
         {"activation_gib", "activation peak memory takes"},
         {"activation_gib", "PyTorch activation peak memory"},
         {"peak_torch_gib", "peak_torch_memory="},  // 0.6.4: weights + activation
+        // gpu_model_runner.py profile_cudagraph_memory (0.17 on); subtracted from the budget when
+        // gpu_worker.py says "CUDA graph memory profiling is enabled" (the default from 0.20).
+        {"cudagraph_estimate_gib", "Estimated CUDA graph memory:"},
     };
     bool vllm_figure = false;
     for (const auto& [key, marker] : kFigures) vllm_figure = read(key, line, marker, n) || vllm_figure;
@@ -190,6 +193,10 @@ class Reader {
           figure("autofit_max_model_len", text, value, n);
       }
       read("autofit_available_gib", line, "memory (", n);
+    }
+    if (line.find("CUDA graph memory profiling is enabled") != std::string_view::npos) {
+      engine("vllm");
+      argument("cudagraph_memory_reserved", "True");
     }
     if (line.find("Hybrid KV cache manager is disabled") != std::string_view::npos) {
       engine("vllm");

@@ -94,6 +94,9 @@ std::vector<std::pair<std::string, std::string>> pairs_after(std::string_view li
   const size_t at = line.find(marker);
   if (at == std::string_view::npos) return out;
   std::string_view rest = line.substr(at + marker.size());
+  // A Python dict ("non-default args: {'max_model_len': 8192, ...}") holds the pairs at its top.
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (!rest.empty() && rest.front() == '{') rest.remove_prefix(1);
   int depth = 0;
   char quote = 0;
   size_t start = 0;

@@ -128,7 +128,8 @@ Result<PlanReport> validate_plan_input(const PlanInput& in) {
   }
   const Result<const EngineVersion*> version = resolve_engine_version(engine->info, in.engine_version);
   if (!version.ok) return R::failure(version.error);
-  if (!(in.vllm.gpu_memory_utilization > 0 && in.vllm.gpu_memory_utilization <= 1)) {
+  if (!(in.vllm.gpu_memory_utilization >= 0 &&
+        in.vllm.gpu_memory_utilization <= 1)) {  // 0: default
     return R::failure(
         make_error(kInvalidValue, "vllm.gpu_memory_utilization", "must be in (0, 1]"));
   }

@@ -107,18 +107,20 @@ Result<Sweeps> sweep(const PlanInput& in, const SweepRange& range) {
   const uint64_t held_back = p.kv_memory_given || p.requested_bytes > p.gpu_memory_bytes
                                  ? 0
                                  : p.gpu_memory_bytes - p.requested_bytes;
-  out.memory_breakdown = {{"weights", p.weights_bytes},
-                          {"kv_pool", p.kv_pool_bytes},
-                          {"engine_reserve", reserve},
-                          {"not_given_to_the_engine", held_back}};
   const uint64_t states = p.state_pool.bytes;  // SGLang hybrids: allocated beside the KV pool
-  if (states != 0)
-    out.memory_breakdown.insert(out.memory_breakdown.begin() + 2, {"state_pool", states});
-  if (!p.kv_memory_given) {
-    const uint64_t used = p.weights_bytes + p.kv_pool_bytes + states + reserve + held_back;
-    out.memory_breakdown.emplace_back("free",
-                                      p.gpu_memory_bytes > used ? p.gpu_memory_bytes - used : 0);
-  }
+  const uint64_t graphs = p.kv_memory_given ? 0 : p.cudagraph_bytes;  // vLLM from 0.20
+  const uint64_t used = p.weights_bytes + p.kv_pool_bytes + states + reserve + graphs + held_back;
+  // The parts in the order the page stacks them; a state pool and CUDA graphs only where present.
+  const auto add = [&out](const char* part, uint64_t bytes, bool present = true) {
+    if (present) out.memory_breakdown.emplace_back(part, bytes);
+  };
+  add("weights", p.weights_bytes);
+  add("kv_pool", p.kv_pool_bytes);
+  add("state_pool", states, states != 0);
+  add("engine_reserve", reserve);
+  add("cuda_graphs", graphs, graphs != 0);
+  add("not_given_to_the_engine", held_back);
+  add("free", p.gpu_memory_bytes > used ? p.gpu_memory_bytes - used : 0, !p.kv_memory_given);
   return R::success(std::move(out));
 }
 

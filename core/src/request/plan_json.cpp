@@ -186,6 +186,7 @@ void write_estimated_budget(JsonWriter& w, const EstimatedBudget& e) {
   w.begin_object();
   range_field(w, "activation_bytes", e.activation_low, e.activation_high);
   range_field(w, "non_torch_bytes", e.non_torch_low, e.non_torch_high);
+  range_field(w, "cudagraph_bytes", e.cudagraph_low, e.cudagraph_high);
   range_field(w, "kv_pool_bytes", e.kv_pool_low, e.kv_pool_high);
   range_field(w, "max_concurrency", e.max_concurrency_low, e.max_concurrency_high);
   range_field(w, "max_model_len_that_fits", e.max_model_len_that_fits_low, e.max_model_len_that_fits_high);

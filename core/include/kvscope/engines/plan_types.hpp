@@ -23,14 +23,15 @@ namespace kvscope {
 
 // Each engine's own knobs (its flags' defaults), read only by that engine's profile.
 struct VllmOptions {
-  double gpu_memory_utilization = 0.9;
+  double gpu_memory_utilization = 0;    // 0 = the release line's default (0.9; 0.92 from 0.20)
   uint64_t max_num_batched_tokens = 0;  // 0 = `vllm serve`'s default for the card
   bool disable_hybrid_kv_cache_manager = false;
   bool disable_sliding_window = false;  // every layer full length, max_model_len at most the window
   std::string mamba_cache_mode = "none";  // --mamba-cache-mode: none | align | all
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
-  uint64_t cudagraph_bytes = 0;  // CUDA-graph memory, subtracted by newer releases; 0 = none
+  uint64_t cudagraph_bytes = 0;           // CUDA-graph memory, subtracted from 0.20; 0 = estimated
+  bool enforce_eager = false;             // --enforce-eager: no CUDA graphs captured, none reserved
   uint64_t num_gpu_blocks_override = 0;  // replaces the blocks it computed; 0 = none
   uint64_t swap_space_bytes = uint64_t{4} << 30;  // V0: --swap-space (GiB per GPU), # CPU blocks
   bool mla_cuda_mem_align_kv_cache = true;        // 0.7: VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE
@@ -207,7 +208,8 @@ struct EstimatedBudget {
   bool present = false;
   uint64_t activation_low = 0, activation_high = 0;
   uint64_t non_torch_low = 0, non_torch_high = 0;
-  uint64_t kv_pool_low = 0, kv_pool_high = 0;  // low: both terms at their high ends
+  uint64_t cudagraph_low = 0, cudagraph_high = 0;
+  uint64_t kv_pool_low = 0, kv_pool_high = 0;  // low: every term at its high end
   double max_concurrency_low = 0, max_concurrency_high = 0;
   uint64_t max_model_len_that_fits_low = 0, max_model_len_that_fits_high = 0;
   bool starts_low = false, starts_high = false;

@@ -22,27 +22,56 @@ std::string format_gib_like_vllm(uint64_t bytes) {
   return s;
 }
 
-// What differs between vLLM's release lines (engine_table.cpp lists them).
-struct VllmRelease {
-  bool v0 = false;                     // the V0 engine's blocks (engine_vllm_v0.cpp)
-  bool mla_row_align = false;          // 0.7: MLA rows padded to 256 bytes
-  bool hybrid_allocator = true;        // windowed layers keep windowed blocks (0.10 on)
-  bool concurrency_by_tokens = false;  // 0.8: blocks x block size over max_model_len
-  bool see_sentence = true;            // the refusal ends with the docs link (0.10 on)
-  bool whole_model_check = false;      // 0.14-0.15: every layer against a stage's memory
-};
+}  // namespace
+
+namespace {
+
+// A line's minor release: "0.29" -> 29, "" (the newest line) -> INT32_MAX; the V0 line "v0" -> 0.
+int vllm_line(const std::string& id) {
+  if (id.empty()) return INT32_MAX;
+  int minor = 0;
+  for (size_t i = 2; id.rfind("0.", 0) == 0 && i < id.size(); ++i)
+    minor = minor * 10 + (id[i] - '0');
+  return minor;
+}
+
+double default_utilization(int line) { return line >= 20 ? 0.92 : 0.9; }
+
+}  // namespace
+
+double vllm_default_utilization(const std::string& engine_version) {
+  return default_utilization(vllm_line(engine_version));
+}
 
 VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   VllmRelease out;
   const std::string& v = r.engine_version;
+  const int line = vllm_line(v);
+  const bool dense = r.estimate.shape.moe.num_experts == 0;
   out.v0 = v == "v0" || v == "0.7";
   out.mla_row_align = v == "0.7" && options.mla_cuda_mem_align_kv_cache;
   out.hybrid_allocator = !out.v0 && v != "0.8";
   out.concurrency_by_tokens = v == "0.8";
   out.see_sentence = out.hybrid_allocator;
   out.whole_model_check = v == "0.14";
+  out.default_utilization = default_utilization(line);
+  out.model_runner_v2 = line >= 29 || (line >= 25 && dense);
+  out.reserves_cudagraphs = line >= 20 && (line >= 29 || !out.model_runner_v2);
+  out.capacity_from_concurrency = line >= 21;
+  out.override_in_check = line >= 21;
+  out.in_flight_batches = line >= 26;
+  out.largest_card_tier = line >= 28;
+  out.null_block = line >= 29;
+  out.cpu_backend_wording = line >= 29;
   return out;
 }
+
+double vllm_utilization(const VllmOptions& options, const VllmRelease& release) {
+  return options.gpu_memory_utilization > 0 ? options.gpu_memory_utilization
+                                            : release.default_utilization;
+}
+
+namespace {
 
 // The page sizes a hybrid's block is settled by: the largest recurrent state of a layer, the
 // largest attention bytes per token of a layer.
@@ -113,9 +142,22 @@ class VllmBlocks {
   CheckedU64 needed_bytes(uint64_t len) const {
     return blocks_needed(checked_, len) * checked_.group_size * checked_.page;
   }
+  // What of a pool the start-up check counts (kv_cache_planning.py get_kv_cache_configs): from
+  // 0.21 the blocks --num-gpu-blocks-override gives, from 0.29 less the null block that BlockPool
+  // holds back (check_memory, PR #47272).
+  uint64_t checked_pool(uint64_t pool) const {
+    const uint64_t block = checked_.group_size * checked_.page;
+    const uint64_t blocks = in_.vllm.num_gpu_blocks_override;
+    if (release_.override_in_check && blocks != 0) {
+      const CheckedU64 given = CheckedU64(blocks) * block;
+      pool = given.overflowed() ? UINT64_MAX : given.value();
+    }
+    const uint64_t null_block = release_.null_block ? block : 0;
+    return pool > null_block ? pool - null_block : 0;
+  }
   // Whether a request of a length fits a pool of `pool` bytes.
   std::function<bool(uint64_t)> fits_in(uint64_t pool) const {
-    return [this, pool](uint64_t len) {
+    return [this, pool = checked_pool(pool)](uint64_t len) {
       const CheckedU64 bytes = needed_bytes(len);
       return !bytes.overflowed() && bytes.value() <= pool;
     };
@@ -123,6 +165,8 @@ class VllmBlocks {
   PoolCapacity capacity_at(uint64_t pool) const;
 
  private:
+  CheckedU64 in_flight_tokens() const;
+
   const PlanReport& r_;
   const PlanInput& in_;
   const VllmRelease& release_;
@@ -145,10 +189,21 @@ uint64_t VllmBlocks::blocks_per_group(const VllmType& t, uint64_t len) const {
                                                   : 1 + spec;
   }
   if (t.kind == AttentionKind::kSlidingWindow)
-    return ceil_div(held(CheckedU64(t.window - 1) + r_.max_num_batched_tokens), t.block) + 1;
+    return ceil_div(held(CheckedU64(t.window - 1) + in_flight_tokens()), t.block) + 1;
   if (t.kind == AttentionKind::kChunked)
-    return ceil_div(held(CheckedU64(t.window) + r_.max_num_batched_tokens), t.block);
+    return ceil_div(held(CheckedU64(t.window) + in_flight_tokens()), t.block);
   return ceil_div(len, t.block);
+}
+
+// The tokens a window holds beyond itself: one batch, and from 0.26 every batch in flight
+// (VllmConfig.max_in_flight_tokens, max_concurrent_batches, vllm/config/vllm.py; PR #47728): two
+// with async scheduling, a pipeline's stages (one more under Model Runner V2).
+CheckedU64 VllmBlocks::in_flight_tokens() const {
+  const uint64_t pp = in_.pipeline_parallel;
+  const uint64_t batches = !release_.in_flight_batches ? 1
+                           : pp <= 1                   ? 2
+                                                       : pp + (release_.model_runner_v2 ? 1 : 0);
+  return CheckedU64(r_.max_num_batched_tokens) * batches;
 }
 
 // What a pool of `pool` bytes holds, counted as vLLM does: for the budget, and for the ends of
@@ -162,7 +217,11 @@ PoolCapacity VllmBlocks::capacity_at(uint64_t pool) const {
                       ? static_cast<double>(c.tokens) / static_cast<double>(r_.max_model_len)
                       : static_cast<double>(c.blocks) /
                             static_cast<double>(blocks_needed(layout_, r_.max_model_len).value());
-  c.starts = r_.kv_bytes_needed <= pool;
+  // From 0.21 the printed size is the concurrency in tokens, which holds the windows' reach
+  // (kv_cache_utils.py get_kv_cache_capacity; vLLM issue #43308).
+  if (release_.capacity_from_concurrency)
+    c.tokens = static_cast<uint64_t>(c.concurrency * static_cast<double>(r_.max_model_len));
+  c.starts = r_.kv_bytes_needed <= checked_pool(pool);
   c.longest = largest_fitting(1, r_.max_model_len, fits_in(pool));
   return c;
 }
@@ -194,29 +253,35 @@ void report_kv_cache_groups(PlanReport& r, const VllmLayout& layout, const VllmB
 }
 
 // vLLM's refusal when the pool is empty or one max_model_len request does not fit
-// (_check_enough_kv_cache_memory), in its words.
-void set_startup_error(PlanReport& r, const VllmRelease& release) {
+// (_check_enough_kv_cache_memory), in its words; `available` is the pool the check counts.
+void set_startup_error(PlanReport& r, const VllmRelease& release, uint64_t available) {
+  const bool newer = release.cpu_backend_wording;
   const std::string see =
       release.see_sentence
           ? " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
           : "";
-  if (r.kv_pool_bytes == 0) {  // the range may still reach a pool: counted at its ends
-    r.startup_error =
-        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-        "initializing the engine." + see;
+  if (available == 0) {  // the range may still reach a pool: counted at its ends
+    r.startup_error = std::string(
+                          "No available memory for the cache blocks. Try increasing "
+                          "`gpu_memory_utilization` when initializing the engine") +
+                      (newer ? " (this flag also controls CPU memory reservation on the CPU "
+                               "backend, despite its name)."
+                             : ".") +
+                      see;
   } else if (!r.starts) {
     r.startup_error =
-        "To serve at least one request with the models's max seq len (" +
-        std::to_string(r.max_model_len) + "), (" + format_gib_like_vllm(r.kv_bytes_needed) +
+        std::string("To serve at least one request with the ") + (newer ? "model's" : "models's") +
+        " max seq len (" + std::to_string(r.max_model_len) + "), (" +
+        format_gib_like_vllm(r.kv_bytes_needed) +
         " GiB KV cache is needed, which is larger than the available KV cache memory (" +
-        format_gib_like_vllm(r.kv_pool_bytes) + " GiB).";
+        format_gib_like_vllm(available) + " GiB).";
     if (r.max_model_len_that_fits > 0) {
       r.startup_error += " Based on the available memory, the estimated maximum model length is " +
                          std::to_string(r.max_model_len_that_fits) + ".";
     }
-    r.startup_error +=
-        " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
-        "the engine." + see;
+    r.startup_error += std::string(" Try increasing `gpu_memory_utilization`") +
+                       (newer ? " (which also controls CPU memory on the CPU backend)" : "") +
+                       " or decreasing `max_model_len` when initializing the engine." + see;
   }
 }
 
@@ -230,9 +295,9 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
         kInvalidValue, "vllm.mamba_cache_mode",
         "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
-  const Result<bool> budget = vllm_budget(r, shape, in);
-  if (!budget.ok) return R::failure(budget.error);
   const VllmRelease release = vllm_release(r, in.vllm);
+  const Result<bool> budget = vllm_budget(r, shape, in, release);
+  if (!budget.ok) return R::failure(budget.error);
   if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
 
   const Result<PageSizes> pages = page_sizes(shape, r);
@@ -266,7 +331,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   if (layout.value.num_groups > 1) report_kv_cache_groups(r, layout.value, blocks);
   r.max_context = largest_fitting(1, kMaxSearchTokens, blocks.fits_in(r.kv_pool_bytes));
   fill_estimated_ends(r.estimated, [&blocks](uint64_t pool) { return blocks.capacity_at(pool); });
-  set_startup_error(r, release);
+  set_startup_error(r, release, blocks.checked_pool(r.kv_pool_bytes));
   return R::success(std::move(r));
 }
 
@@ -321,9 +386,9 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.push_back(std::move(env));
   if (r.engine_version == "0.7" && !in.vllm.mla_cuda_mem_align_kv_cache)
     w.push_back("VLLM_MLA_CUDA_MEM_ALIGN_KV_CACHE=0");
-  w.insert(w.end(),
-           {"vllm", "serve", std::string(model), "--max-model-len", std::to_string(r.max_model_len),
-            "--gpu-memory-utilization", shortest_decimal(in.vllm.gpu_memory_utilization)});
+  w.insert(w.end(), {"vllm", "serve", std::string(model), "--max-model-len",
+                     std::to_string(r.max_model_len), "--gpu-memory-utilization",
+                     shortest_decimal(vllm_utilization(in.vllm, vllm_release(r, in.vllm)))});
   if (!in.speculative_config.empty())
     w.insert(w.end(), {"--speculative-config", in.speculative_config});
   if (in.model.kv_dtype != "auto") {
@@ -361,6 +426,7 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   }
   if (in.vllm.disable_hybrid_kv_cache_manager) w.push_back("--disable-hybrid-kv-cache-manager");
   if (in.vllm.disable_sliding_window) w.push_back("--disable-sliding-window");
+  if (in.vllm.enforce_eager) w.push_back("--enforce-eager");
   if (in.vllm.num_gpu_blocks_override != 0) {
     w.insert(w.end(), {"--num-gpu-blocks-override", std::to_string(in.vllm.num_gpu_blocks_override)});
   }
