@@ -139,7 +139,18 @@ class Reader {
         // gpu_model_runner.py profile_cudagraph_memory (0.17 on); subtracted from the budget when
         // gpu_worker.py says "CUDA graph memory profiling is enabled" (the default from 0.20).
         {"cudagraph_estimate_gib", "Estimated CUDA graph memory:"},
+        // 0.1x-0.2x's MemoryProfilingResult (DEBUG): "... torch peak memory increase: 1.89GiB;
+        // non-torch forward increase memory: 0.25GiB; weights memory: 14.99GiB."
+        {"activation_gib", "torch peak memory increase:"},
+        {"non_torch_gib", "non-torch forward increase memory:"},
+        {"weights_gib", "weights memory:"},
     };
+    // The worker's init snapshot (DEBUG, gpu_worker.py): only the card of it; its non-torch
+    // memory is what was there before the model.
+    if (line.find("init memory snapshot:") != std::string_view::npos) {
+      if (read("total_gpu_memory_gib", line, "total_memory=", n)) engine("vllm");
+      return;
+    }
     bool vllm_figure = false;
     for (const auto& [key, marker] : kFigures) vllm_figure = read(key, line, marker, n) || vllm_figure;
     vllm_figure = read("available_kv_cache_gib", line, "Available KV cache memory:", n,
