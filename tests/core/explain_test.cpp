@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kvscope/explain/log_reading.hpp"
+#include "kvscope/base/units.hpp"
 #include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
@@ -252,6 +254,52 @@ TEST(Explain, LogsAreExplainedAsTheVersionLineTheyShow) {
       explain(committed_log("llamacpp-gpt-oss-20b-mxfp4-vulkan-m2pro-iswa.log"), current);
   ASSERT_TRUE(padded.ok) << padded.error.message;
   EXPECT_EQ(figure_named(padded.value, "K and V")->match, "differs");
+}
+
+// Today's vLLM, in its format strings (gpu_worker.py determine_available_memory,
+// kv_cache_utils.py update_kv_cache_capacity since PR #50462): the non-default args as a Python
+// dict, the CUDA-graph estimate it took out of the budget, and one line for the pool's size and
+// concurrency. The figures are kvscope's own plan at that budget, written in vLLM's words.
+TEST(Explain, TodaysVllmLinesAreReadAsItsNewestLine) {
+  PlanInput in = with_model("llama-3.1-8b");
+  in.engine_version = "0.31.0";
+  in.gpu_id = "h100-sxm-80gb";
+  in.vllm.gpu_memory_utilization = 0.85;
+  in.max_model_len = 8192;
+  in.vllm.cudagraph_bytes = static_cast<uint64_t>(std::llround(0.62 * (uint64_t{1} << 30)));
+  const PlanReport p = test::plan_ok(in);
+  char pool[256];
+  std::snprintf(pool, sizeof pool,
+                "INFO 10-05 [kv_cache_utils.py:1010] GPU KV cache size: %s tokens, Maximum "
+                "concurrency for 8,192 tokens per request: %.2fx\n",
+                with_commas(p.kv_pool_tokens).c_str(), p.max_concurrency);
+  char available[160];
+  std::snprintf(available, sizeof available,
+                "INFO 10-05 [gpu_worker.py:563] Available KV cache memory: %.2f GiB\n",
+                static_cast<double>(p.kv_pool_bytes) / (uint64_t{1} << 30));
+  const std::string log =
+      "INFO 10-05 [api_server.py:1] vLLM API server version 0.31.0\n"
+      "INFO 10-05 [utils.py:278] non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B', "
+      "'model': 'meta-llama/Llama-3.1-8B', 'max_model_len': 8192, 'gpu_memory_utilization': 0.85}\n"
+      "INFO 10-05 [gpu_model_runner.py:6588] Estimated CUDA graph memory: 0.62 GiB total\n" +
+      std::string(available) +
+      "INFO 10-05 [gpu_worker.py:578] CUDA graph memory profiling is enabled (default since "
+      "v0.21.0). The current --gpu-memory-utilization=0.8500 is equivalent to "
+      "--gpu-memory-utilization=0.8422 without CUDA graph memory profiling.\n" +
+      std::string(pool);
+  const Result<ExplainReport> r = explain(log, PlanInput{});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.modelled_version, "0.29");
+  EXPECT_DOUBLE_EQ(r.value.plan.vllm.gpu_memory_utilization, 0.85);  // from the dict
+  EXPECT_EQ(r.value.plan.vllm.cudagraph_bytes, in.vllm.cudagraph_bytes);
+  ASSERT_NE(figure_named(r.value, "GPU KV cache size"), nullptr);
+  EXPECT_NE(figure_named(r.value, "GPU KV cache size")->match, "differs");  // at the printed budget
+  ASSERT_NE(figure_named(r.value, "Maximum concurrency"), nullptr);
+  EXPECT_NE(figure_named(r.value, "Maximum concurrency")->match, "differs");
+  // The same lines without a release: still the newest line, as only 0.20 on reserves graphs.
+  const Result<ExplainReport> unnamed = explain(log.substr(log.find('\n') + 1), PlanInput{});
+  ASSERT_TRUE(unnamed.ok) << unnamed.error.message;
+  EXPECT_EQ(unnamed.value.modelled_version, "0.29");
 }
 
 // The scheduler's "Chunked prefill is enabled with max_num_batched_tokens=8192." sets the batched
