@@ -47,6 +47,24 @@ TEST(LogReading, ReadsVllmFiguresThroughColourCodesAndCarriageReturns) {
   EXPECT_EQ(r.value.figure("max_concurrency")->line, 3u);
 }
 
+// SGLang's pool line since 2026 names the cache dtype first (club-3090 issue #1261, 2026-09-12);
+// early 2026's has no dtype (ktransformers issue #1870, 2026-02-27).
+TEST(LogReading, ReadsSglangPoolLinesWithAndWithoutTheirDtype) {
+  for (const char* line :
+       {"[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: "
+        "454112, K size: 3.46 GB, V size: 3.46 GB\n",
+        "[2026-02-27 17:10:28 TP0] KV Cache is allocated. #tokens: 454112, K size: 3.46 GB, V size: "
+        "3.46 GB\n"}) {
+    const Result<LogReading> r = read_log(line);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    EXPECT_EQ(r.value.engine, "sglang");
+    ASSERT_NE(r.value.figure("sglang_tokens"), nullptr) << line;
+    EXPECT_EQ(r.value.figure("sglang_tokens")->value, 454112);
+    EXPECT_EQ(r.value.figure("sglang_k_size_gb")->text, "3.46");
+    EXPECT_EQ(r.value.figure("sglang_v_size_gb")->text, "3.46");
+  }
+}
+
 TEST(LogReading, ReadsANegativeBudget) {
   const Result<LogReading> r =
       read_log("INFO [gpu_worker.py:1] Available KV cache memory: -2.14 GiB\n");
