@@ -7,14 +7,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, siteDir, cliPath, configsDir } from '../paths.mjs';
 import { cliAnswer, cliReport } from '../support/cli-request.mjs';
+import { FIRST_MODULE_ENGINES, needsFullModule } from '../support/modules.mjs';
 
 const client = await import(path.join(siteDir, 'js/kvscope-client.js'));
 const { loadKvscope, KvscopeError } = client;
 const kv = await loadKvscope({ wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_module.wasm')) });
-// The module that reads configs (the first one reads none): what the page switches to for them.
+// The module that reads configs and plans every engine (the first one reads none and plans vLLM
+// and the plain arithmetic): what the page switches to for them.
 const full = await loadKvscope({ full: true, wasmBinary: readFileSync(path.join(siteDir, 'js/wasm/kvscope_full_module.wasm')) });
-const readsConfig = (request) => ['config', 'set', 'quantization_config', 'weights_index', 'speculative_config']
-  .some((key) => request[key] != null);
+const moduleFor = (request) => (needsFullModule(request) ? full : kv);
 const cli = cliReport;
 
 const SCENARIOS = [
@@ -29,7 +30,7 @@ const SCENARIOS = [
 ];
 
 test('plan: the module and the CLI print the same JSON', () => {
-  for (const s of SCENARIOS) assert.deepEqual((readsConfig(s) ? full : kv).plan(s), cli('plan', s), JSON.stringify(s));
+  for (const s of SCENARIOS) assert.deepEqual(moduleFor(s).plan(s), cli('plan', s), JSON.stringify(s));
 });
 
 test('the command line the module writes for a request gives the same report', () => {
@@ -38,7 +39,7 @@ test('the command line the module writes for a request gives the same report', (
     assert.equal(args[0], 'plan');
     const run = spawnSync(cliPath, [...args, '--json'], { encoding: 'utf8' });
     assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
-    assert.deepEqual(JSON.parse(run.stdout), (readsConfig(s) ? full : kv).plan(s), args.join(' '));
+    assert.deepEqual(JSON.parse(run.stdout), moduleFor(s).plan(s), args.join(' '));
   }
   assert.deepEqual(kv.commandLine('plan', SCENARIOS[5]), ['plan', '--model', 'mistral-7b-v0.1', '--kv-dtype', 'q8_0',
     '--weight-dtype', 'q4_k_m', '--context', '8192', '--engine', 'llama.cpp', '--gpu', 'rtx-4090', '--parallel', '4']);
@@ -48,7 +49,7 @@ test('the command line the module writes for a request gives the same report', (
 test('sweep and estimate: the same JSON as the CLI', () => {
   for (const s of SCENARIOS.slice(0, 4)) {
     const r = { ...s, sweep: { points: 16 } };
-    assert.deepEqual(kv.sweep(r), cli('sweep', r));
+    assert.deepEqual(moduleFor(r).sweep(r), cli('sweep', r));
   }
   const why = { model: 'llama-3.1-8b', prompt_tokens: 5, output_tokens: 64 };
   assert.deepEqual(kv.estimate(why), cli('estimate', why));
@@ -74,7 +75,7 @@ test('config.json import: every fixture gives the CLI --config answer', () => {
   }
 });
 
-test('the first module reads no config: a config, a what-if or a side file is the full module\'s', () => {
+test('the first module reads no config and plans vLLM and plain arithmetic: the rest is the full module\'s', () => {
   const preset = { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9 };
   const config = readFileSync(path.join(configsDir, readdirSync(configsDir)[0]), 'utf8');
   for (const [key, value] of [['config', { name: 'config.json', text: config }], ['set', { num_key_value_heads: 4 }],
@@ -84,10 +85,16 @@ test('the first module reads no config: a config, a what-if or a side file is th
     assert.throws(() => kv.plan(request), (e) => e instanceof KvscopeError && e.code === 'needs_full_module' &&
       e.field === key && /full module/.test(e.message), key);
   }
+  for (const { id } of kv.engines().engines.filter((e) => !FIRST_MODULE_ENGINES.includes(e.id))) {
+    assert.throws(() => kv.plan({ ...preset, engine: id }), (e) => e instanceof KvscopeError &&
+      e.code === 'needs_full_module' && e.field === 'engine' && e.message === `engine: planning ${id} needs kvscope's full module (this one plans vLLM and the plain arithmetic)`, id);
+    assert.equal(full.plan({ ...preset, engine: id }).input.engine, id);
+  }
+  assert.equal(kv.engines().engines.length, full.engines().engines.length, 'every engine listed in both');
 });
 
 test('every preset: the first module (its build\'s imports) and the full one (the configs) plan alike', () => {
-  const engines = kv.engines().engines.map((e) => e.id);
+  const engines = FIRST_MODULE_ENGINES;
   let plans = 0;
   for (const { id } of kv.models().models) {
     assert.deepEqual(kv.estimate({ model: id, context_tokens: 300000, batch: 3 }), full.estimate({ model: id, context_tokens: 300000, batch: 3 }), id);
@@ -102,7 +109,7 @@ test('every preset: the first module (its build\'s imports) and the full one (th
       plans += 1;
     }
   }
-  assert.ok(plans > 200, `${plans} plans compared`);
+  assert.ok(plans > 100, `${plans} plans compared`);
 });
 
 test('seed numbers through the API: bytes per token from the model shape', () => {
@@ -138,7 +145,7 @@ const BAD = [
 test('bad input: a KvscopeError naming the field, then the next request still answers', () => {
   const good = kv.estimate({ model: 'llama-3.1-8b' });
   for (const [options, code, field] of BAD) {
-    assert.throws(() => (readsConfig(options) ? full : kv).estimate(options), (e) => {
+    assert.throws(() => moduleFor(options).estimate(options), (e) => {
       assert.ok(e instanceof KvscopeError, String(e));
       if (code) assert.equal(e.code, code, e.message);
       if (field) assert.ok(e.field === field || e.field.endsWith(field), `${e.field} for ${JSON.stringify(options)}`);
@@ -164,7 +171,7 @@ test('the first module answers the sizing commands only; the full one, loaded ap
   assert.equal(await loadKvscope({ full: true }), full, 'loaded once and shared');
   assert.equal(await loadKvscope(), kv, 'beside the first module, not in its place');
   assert.equal(client.instantiations(), 2);
-  for (const s of SCENARIOS.slice(0, 3)) assert.deepEqual(full.plan(s), kv.plan(s), JSON.stringify(s));
+  for (const s of SCENARIOS.filter((x) => !needsFullModule(x))) assert.deepEqual(full.plan(s), kv.plan(s), JSON.stringify(s));
   assert.deepEqual(full.models(), kv.models());
   assert.deepEqual(full.commandLine('plan', SCENARIOS[0]), kv.commandLine('plan', SCENARIOS[0]));
   const solve = { model: 'qwen3-8b', concurrency: 8, context_tokens: 8192, gpu: ['l4', 'h100-sxm-80gb'] };
@@ -250,15 +257,16 @@ test('random plan, sweep and estimate requests: the module, the CLI and its flag
     let flags = null;  // the same request written as flags, when the module accepts it
     try { flags = kv.commandLine(command, request); } catch (e) { assert.ok(e instanceof KvscopeError, label); }
     const byFlags = flags && spawnSync(cliPath, [...flags, '--json'], { encoding: 'utf8' });
+    const module = moduleFor(request);
     if (expected.status === 0) {
-      assert.deepEqual(kv[command](request), expected.json, label);
+      assert.deepEqual(module[command](request), expected.json, label);
       assert.equal(byFlags.status, 0, `${flags.join(' ')}: ${byFlags.stderr}`);
       assert.deepEqual(JSON.parse(byFlags.stdout), expected.json, flags.join(' '));
       continue;
     }
     ++refused;
     assert.equal(expected.status, 2, label);
-    assert.throws(() => kv[command](request), (e) => {
+    assert.throws(() => module[command](request), (e) => {
       assert.ok(e instanceof KvscopeError, String(e));
       assert.equal(e.code, expected.json.error.code, label);
       assert.equal(e.field, expected.json.error.field, label);

@@ -3,8 +3,9 @@
 // core reports. A request's keys are the core's (`kvscope --help` lists each beside its flag), so
 // the page, the node tests and the command line produce the same JSON for the same request.
 // Two modules of the one core: the page's first load answers the sizing commands for the
-// catalogue's models (it reads no config.json: a request with a config, a what-if or a side file
-// gets needs_full_module); the full one, fetched only when asked for ({full: true}), reads them and
+// catalogue's models under vLLM and the plain arithmetic (it reads no config.json and plans no
+// other engine: a request with a config, a what-if, a side file or another engine gets
+// needs_full_module); the full one, fetched only when asked for ({full: true}), answers them and
 // adds the solver and the log reader.
 // Types: kvscope.d.ts beside this file.
 
@@ -13,7 +14,8 @@ export class KvscopeError extends Error {
   /**
    * @param {string} code  invalid_value | invalid_json | missing_field | out_of_range |
    *                       unsupported | unknown_id | internal_error | needs_full_module (the
-   *                       first module was asked to read a config: ask the full one)
+   *                       first module was asked to read a config or plan another engine than
+   *                       vLLM: ask the full one)
    * @param {string} field the input it concerns: a request key ("context_tokens",
    *                      "vllm.gpu_memory_utilization") or a config.json path
    * @param {string} message one line, naming the field

@@ -1,10 +1,11 @@
 #include "engines/engine_table.hpp"
 
+#include <cstdint>
+
+#include "base/one_of.hpp"
+#include "engines/engine_planners.hpp"
 #include "engines/engine_profiles.hpp"
 #include "kvscope/base/units.hpp"
-#include "base/one_of.hpp"
-
-#include <cstdint>
 
 namespace kvscope {
 
@@ -150,8 +151,8 @@ EngineProfile sglang_row() {
   sglang.info.knobs = {"sglang.mem_fraction_static", "sglang.mamba_full_memory_ratio"};
   sglang.info.levers = {{"sglang.mem_fraction_static", "mem_fraction_static +0.05",
                          "mem fraction +0.05", 0, 0.05, 0.88}};
-  sglang.plan_gpu = engines::plan_sglang;
-  sglang.launch_command = engines::launch_sglang;
+  sglang.plan_gpu = engines::kEnginePlanners.sglang.plan_gpu;
+  sglang.launch_command = engines::kEnginePlanners.sglang.launch_command;
   sglang.context_limit = sglang_context_limit;
   sglang.default_max_model_len = derived_limit;
   sglang.context_policy = ContextPolicy::kRefuse;
@@ -184,8 +185,8 @@ EngineProfile tensorrt_llm_row() {
   trt.info.knobs = {"tensorrt_llm.free_gpu_memory_fraction", "block_size_tokens"};
   trt.info.levers = {{"tensorrt_llm.free_gpu_memory_fraction", "free_gpu_memory_fraction 0.95",
                       "free fraction 0.95", 0.95}};
-  trt.plan_gpu = engines::plan_tensorrt_llm;
-  trt.launch_command = engines::launch_tensorrt_llm;
+  trt.plan_gpu = engines::kEnginePlanners.tensorrt_llm.plan_gpu;
+  trt.launch_command = engines::kEnginePlanners.tensorrt_llm.launch_command;
   trt.context_limit = vllm_context_limit;
   trt.default_max_model_len = model_positions;
   // KvCacheConfig.dtype; the PyTorch backend reads ModelOpt and DeepSeek fp8 checkpoints, and
@@ -205,8 +206,8 @@ EngineProfile llamacpp_row() {
       "the K and V buffers llama-server allocates at start-up for -c = context_tokens cells "
       "shared by --parallel slots, over one server's devices";
   llamacpp.info.knobs = {"llama_cpp.parallel"};
-  llamacpp.plan_gpu = engines::plan_llamacpp;
-  llamacpp.launch_command = engines::launch_llamacpp;
+  llamacpp.plan_gpu = engines::kEnginePlanners.llamacpp.plan_gpu;
+  llamacpp.launch_command = engines::kEnginePlanners.llamacpp.launch_command;
   llamacpp.context_limit = llamacpp_context_limit;
   llamacpp.default_max_model_len = model_positions;
   llamacpp.context_policy = ContextPolicy::kWarn;

@@ -44,8 +44,9 @@ Result<ImportedModel> import_config(std::string_view json_text);
 // the module's build imported.
 Result<ImportedModel> import_preset(const ModelEntry& entry);
 
-// The one seam between kvscope's two builds of the sizing commands: the five entry points above
-// answer through the build's kConfigReader (core/src/model/config_import.cpp). kvscope::sizing (the
+// The seam between kvscope's two builds of the sizing commands, its config half (the engines'
+// half: core/src/engines/engine_planners.hpp): the five entry points above answer through the
+// build's kConfigReader (core/src/model/config_import.cpp). kvscope::sizing (the
 // CLI, the tests, the full module) links the config.json reader's (core/src/model/config/); the
 // page's first module links the presets' (core/src/model/presets/preset_reader.cpp): each preset
 // read from bytes its build imported, each config, what-if and side file refused with
