@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <nlohmann/json.hpp>
 
 #include "kvscope/engines/engine_catalog.hpp"
 #include "kvscope/plan/plan.hpp"
+#include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -59,6 +61,17 @@ TEST(EngineVersions, ReleasesResolveToTheLineThatCountsThem) {
       EXPECT_FALSE(v.differs.empty()) << e.id << " " << v.id;
     }
   }
+}
+
+// kvscope engines --json: each engine's lines newest first, the newest marked as the default.
+TEST(EngineVersions, TheCatalogueMarksTheNewestLineAsTheDefault) {
+  const nlohmann::json j = nlohmann::json::parse(engine_catalog_to_json());
+  for (const nlohmann::json& e : j["engines"]) {
+    for (size_t i = 0; i < e["versions"].size(); ++i)
+      EXPECT_EQ(e["versions"][i]["default"], i == 0) << e["id"] << " " << e["versions"][i]["id"];
+  }
+  EXPECT_EQ(j["engines"][0]["id"], "vllm");
+  EXPECT_EQ(j["engines"][0]["versions"][0]["id"], "0.29");
 }
 
 TEST(EngineVersions, ThePlanNamesTheVersionItModels) {

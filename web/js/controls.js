@@ -91,7 +91,7 @@ function writeControl(/** @type {HTMLInputElement} */ el, value) {
 function writeEngineVersions() {
   const versions = page.kv ? engineInfo(page.state.engine)?.versions ?? [] : [];
   const select = /** @type {HTMLSelectElement} */ ($('engine-version'));
-  const ids = versions.map((v, i) => (i === 0 ? '' : v.id));
+  const ids = versions.map((v) => (v.default ? '' : v.id));
   const filled = `${page.state.engine}:${versions.length}`;  // none listed before the module loads
   if (select.dataset.filled !== filled) {
     select.replaceChildren(...versions.map((v, i) => new Option(v.label, ids[i])));

@@ -676,6 +676,8 @@ export interface EngineVersion {
   releases: string;
   /** What it does that the next newer line does not. */
   differs: string;
+  /** The line a request without engine_version gets: the newest (the list is newest first). */
+  default: boolean;
 }
 
 export interface EngineCatalogue {

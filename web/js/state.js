@@ -21,8 +21,8 @@ export function useEngines(catalogue) {
  */
 export function engineLabel(id, version = null) {
   const e = engines?.[id];
-  const line = version && e?.versions?.length && e.versions[0].id !== version
-    ? e.versions.find((v) => v.id === version)?.label : null;
+  const line = version && !e?.versions?.find((v) => v.id === version)?.default
+    ? e?.versions?.find((v) => v.id === version)?.label : null;
   return line ? `${e.label} ${line}` : e?.label ?? id;
 }
 

@@ -107,12 +107,13 @@ std::string engine_catalog_to_json() {
     w.field("checkpoint_methods", e.checkpoint_methods);
     w.field("one_server", e.one_server);
     w.key("versions").begin_array();
-    for (const EngineVersion& v : e.versions) {
+    for (const EngineVersion& v : e.versions) {  // newest first; the newest is the default
       w.begin_object();
       w.field("id", v.id);
       w.field("label", v.label);
       w.field("releases", v.releases);
       w.field("differs", v.differs);
+      w.field("default", &v == &e.versions.front());
       w.end_object();
     }
     w.end_array();
