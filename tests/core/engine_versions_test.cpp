@@ -127,6 +127,14 @@ TEST(EngineVersions, Vllm029HoldsTheNullBlockBackFromTheStartupCheck) {
   EXPECT_TRUE(plan_ok(in).starts);
   in.engine_version = "0.20";  // the check still counted the profiled pool
   EXPECT_EQ(plan_ok(in).max_model_len_that_fits, 800u);
+  // GiB as Python's round(x, 2) prints them: an exact half goes to even (0.125 -> "0.12").
+  in.vllm.num_gpu_blocks_override = 0;
+  in.kv_memory_bytes = 64 * 2 * kMiB;
+  in.max_model_len = 2048;
+  in.engine_version = "0.28";
+  EXPECT_NE(plan_ok(in).startup_error.find("(0.25 GiB KV cache is needed, which is larger than the "
+                                           "available KV cache memory (0.12 GiB)."),
+            std::string::npos);
 }
 
 // From 0.21 "GPU KV cache size" is int(concurrency x max_model_len) (get_kv_cache_capacity): a

@@ -13,18 +13,15 @@
 namespace kvscope::engines {
 namespace {
 
-// Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59").
+// Python's round(x / 2**30, 2) as vLLM's format_gib prints it ("16.0", "5.59"): halves to even,
+// as Python rounds an exact tie (0.125 GiB prints "0.12").
 std::string format_gib_like_vllm(uint64_t bytes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", std::round(static_cast<double>(bytes) / kGiB * 100) / 100);
+  std::snprintf(buf, sizeof buf, "%.2f", std::nearbyint(static_cast<double>(bytes) / kGiB * 100) / 100);
   std::string s = buf;
   while (s.size() > 3 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
   return s;
 }
-
-}  // namespace
-
-namespace {
 
 // A line's minor release: "0.29" -> 29, "" (the newest line) -> INT32_MAX; the V0 line "v0" -> 0.
 int vllm_line(const std::string& id) {
