@@ -4,19 +4,21 @@
 // (kvscope-result, kvscope-error). All widgets share the client's one WebAssembly instance,
 // loaded when the first widget becomes visible. The tag is defined in define.js, so a host can
 // register this class under another name.
-import {h, show} from '../js/dom.js';
-import {makeFormat} from '../js/format.js';
-import {KvscopeError, loadKvscope} from '../js/kvscope-client.js';
-import {solveRequest} from '../js/solve-request.js';
-import {attributeOf, checkField, checkNamed, DEFAULTS, fieldOf, FIELDS, MOST_PINS, OLD_NAMES, parseHash, planRequest, quote, scenarioHash, toHash, useEngines, utilizationOf, whyCacheRequest, WIDGET_VIEWS as VIEWS,} from '../js/state.js';
-import {concurrencyView, contextTableView} from '../js/views/capacity.js';
-import {compareView} from '../js/views/compare.js';
-import {bytesPerTokenView} from '../js/views/kv.js';
-import {solveView} from '../js/views/solve.js';
-import {verdictView} from '../js/views/verdict.js';
-import {whyCacheView} from '../js/views/why-cache.js';
-
-import {widgetSheet} from './widget-style.js';
+import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
+import { h, show } from '../js/dom.js';
+import { makeFormat } from '../js/format.js';
+import {
+  DEFAULTS, FIELDS, MOST_PINS, OLD_NAMES, WIDGET_VIEWS as VIEWS, attributeOf, checkField, checkNamed, fieldOf, parseHash, planRequest, quote,
+  scenarioHash, toHash, useEngines, utilizationOf, whyCacheRequest,
+} from '../js/state.js';
+import { solveRequest } from '../js/solve-request.js';
+import { verdictView } from '../js/views/verdict.js';
+import { bytesPerTokenView } from '../js/views/kv.js';
+import { concurrencyView, contextTableView } from '../js/views/capacity.js';
+import { compareView } from '../js/views/compare.js';
+import { whyCacheView } from '../js/views/why-cache.js';
+import { solveView } from '../js/views/solve.js';
+import { widgetSheet } from './widget-style.js';
 
 /** The inputs a `controls` attribute may ask for, each with the field it changes. */
 export const CONTROLS = {
@@ -103,13 +105,10 @@ export class KvCacheExplorer extends HTMLElement {
         result = this.compute(kv, read);
       }
       const fmt = makeFormat(read.state.units);
-      show(
-          this.root,
-          h('div', {}, read.controls.length ? this.controlsView(kv, read, result) : null,
-            h('div', {class: 'answer', part: 'answer'}, this.answerView(read, result, fmt)),
-            h('p', {class: 'source'},
-              h('a', {href: this.pageHref(read), target: '_blank', rel: 'noopener'},
-                'Open in kvscope'))));
+      show(this.root, h('div', {},
+        read.controls.length ? this.controlsView(kv, read, result) : null,
+        h('div', { class: 'answer', part: 'answer' }, this.answerView(read, result, fmt)),
+        h('p', { class: 'source' }, h('a', { href: this.pageHref(read), target: '_blank', rel: 'noopener' }, 'Open in kvscope'))));
       this.dispatchEvent(new CustomEvent('kvscope-result', { detail: { view: read.view, result }, bubbles: true, composed: true }));
     } catch (e) {
       if (generation !== this.generation) return;
@@ -189,21 +188,13 @@ export class KvCacheExplorer extends HTMLElement {
   }
 
   /** The inputs the host lets the reader change; a change sets the attribute. */
-  controlsView(kv, {state, controls}, result) {
+  controlsView(kv, { state, controls }, result) {
     const select = (name, options) => h('select', { onchange: (e) => this.setField(CONTROLS[name], e.target.value) },
       options.map(([value, label]) => h('option', { value, selected: String(state[CONTROLS[name]]) === value }, label)));
     // A knob left to the engine shows the engine's value as its placeholder.
-    const shown = (field) =>
-        (field === 'vllm.gpu_memory_utilization' && result?.budget ?
-             String(utilizationOf(result) ?? '') :
-             '');
-    const number = (name, attrs) => h('input', {
-      type: 'number',
-      value: String(state[CONTROLS[name]] ?? ''),
-      placeholder: shown(CONTROLS[name]),
-      ...attrs,
-      onchange: (e) => this.setField(CONTROLS[name], e.target.value)
-    });
+    const shown = (field) => (field === 'vllm.gpu_memory_utilization' && result?.budget ? String(utilizationOf(result) ?? '') : '');
+    const number = (name, attrs) => h('input', { type: 'number', value: String(state[CONTROLS[name]] ?? ''),
+      placeholder: shown(CONTROLS[name]), ...attrs, onchange: (e) => this.setField(CONTROLS[name], e.target.value) });
     const make = {
       model: () => select('model', kv.models().models.map((m) => [m.id, m.name])),
       gpu: () => select('gpu', [['custom', `${state.gpu_memory_bytes / 1e9} GB card`], ...kv.gpus().gpus.map((g) => [g.id, g.name])]),

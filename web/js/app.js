@@ -1,27 +1,32 @@
 // The page's controller: the only caller of the client besides the modules it wires (controls,
 // config sources, levers, pins, sharing). Keeps the state in the URL hash, runs the core, and
 // hands the reports to the views.
-import {drawMeasured, drawSweeps, resetCharts, setChartLibraryHooks} from './charts.js';
-import {cliCommand} from './commands.js';
-import {wireConfigSources} from './config-sources.js';
-import {contextLimitText, controlOfField, controlOfState, fieldsOfControl, fillCatalogues, fillModels, showEngineDefaults, wireControls, writeControls,} from './controls.js';
-import {markScrollingRegions, showChanged} from './dom.js';
-import {renderCalibration, wireExplain} from './explain.js';
-import {makeFormat} from './format.js';
-import {KvscopeError, loadKvscope} from './kvscope-client.js';
-import {runWhatIf, wireWhatIf} from './levers.js';
-import {efficiencyOf, measuredFor} from './measured.js';
-import {$, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote, useFullModule,} from './page.js';
-import {renderPins, wirePins} from './pins.js';
-import {copy, exportReport, renderEmbed, wireSharing} from './sharing.js';
-import {renderPrices, renderSolver, wireSolver} from './solver.js';
-import {DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest} from './state.js';
-import {capacityView, memoryView, notesView, rooflineView} from './views/capacity.js';
-import {bytesPerTokenView, layerGroupsView} from './views/kv.js';
-import {measuredSummary, measuredView} from './views/measured.js';
-import {shareView} from './views/share.js';
-import {verdictView} from './views/verdict.js';
-import {whyCacheView} from './views/why-cache.js';
+import { loadKvscope, KvscopeError } from './kvscope-client.js';
+import { markScrollingRegions, showChanged } from './dom.js';
+import { makeFormat } from './format.js';
+import { DEFAULTS, parseHash, planRequest, sweepRequest, toHash, useEngines, whyCacheRequest } from './state.js';
+import { cliCommand } from './commands.js';
+import { drawMeasured, drawSweeps, resetCharts, setChartLibraryHooks } from './charts.js';
+import { efficiencyOf, measuredFor } from './measured.js';
+import { measuredSummary, measuredView } from './views/measured.js';
+import { verdictView } from './views/verdict.js';
+import { bytesPerTokenView, layerGroupsView } from './views/kv.js';
+import { capacityView, memoryView, notesView, rooflineView } from './views/capacity.js';
+import { whyCacheView } from './views/why-cache.js';
+import { shareView } from './views/share.js';
+import {
+  $, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote, useFullModule,
+} from './page.js';
+import {
+  controlOfField, controlOfState, contextLimitText, fieldsOfControl, fillCatalogues, fillModels, showEngineDefaults,
+  wireControls, writeControls,
+} from './controls.js';
+import { wireConfigSources } from './config-sources.js';
+import { runWhatIf, wireWhatIf } from './levers.js';
+import { renderPins, wirePins } from './pins.js';
+import { renderPrices, renderSolver, wireSolver } from './solver.js';
+import { renderCalibration, wireExplain } from './explain.js';
+import { copy, exportReport, renderEmbed, wireSharing } from './sharing.js';
 
 function fmt() { return makeFormat(page.state.units); }
 

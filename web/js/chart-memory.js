@@ -4,15 +4,8 @@
 import { h } from './dom.js';
 import { makeReadable, stepTo } from './chart-access.js';
 
-const NAMES = {
-  weights_bytes: 'weights',
-  kv_pool_bytes: 'KV pool',
-  state_pool_bytes: 'state pool',
-  engine_reserve_bytes: 'reserve',
-  cuda_graphs_bytes: 'CUDA graphs',
-  not_given_to_the_engine_bytes: 'held back',
-  free_bytes: 'free'
-};
+const NAMES = { weights_bytes: 'weights', kv_pool_bytes: 'KV pool', state_pool_bytes: 'state pool',
+  engine_reserve_bytes: 'reserve', cuda_graphs_bytes: 'CUDA graphs', not_given_to_the_engine_bytes: 'held back', free_bytes: 'free' };
 const nameOf = (key) => NAMES[key] ?? key.replace(/_bytes$/, '').replace(/_/g, ' ');
 const sum = (parts) => parts.reduce((total, [, bytes]) => total + bytes, 0);
 

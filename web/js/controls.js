@@ -1,10 +1,10 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
-import {resetCharts} from './charts.js';
-import {commas} from './format.js';
-import {KvscopeError} from './kvscope-client.js';
-import {$, clearFieldNotes, page, showInputError, update} from './page.js';
-import {checkField, engineInfo, utilizationOf} from './state.js';
+import { commas } from './format.js';
+import { checkField, engineInfo, utilizationOf } from './state.js';
+import { resetCharts } from './charts.js';
+import { KvscopeError } from './kvscope-client.js';
+import { $, clearFieldNotes, page, showInputError, update } from './page.js';
 
 /**
  * The controls bound to a state field (data-field in index.html): a number in units of data-scale
@@ -70,8 +70,7 @@ export function writeControls() {
 /** The engine's defaults a plan ran at, as the placeholders of the knobs left empty. */
 export function showEngineDefaults(plan) {
   const vllm = plan.input.engine === 'vllm' ? utilizationOf(plan) : null;
-  /** @type {HTMLInputElement} */ ($('gpu-memory-utilization')).placeholder =
-      vllm === null ? '' : String(vllm);
+  /** @type {HTMLInputElement} */ ($('gpu-memory-utilization')).placeholder = vllm === null ? '' : String(vllm);
 }
 
 // Only what differs is written: setting an input's value invalidates its layout.

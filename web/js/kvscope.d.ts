@@ -456,17 +456,16 @@ export interface PlanReport extends EstimateReport {
   };
   /** vLLM: the budget terms kvscope estimates, as [low, high] from published measurements, and the capacity at each end; null when measured or given. */
   estimated_budget: {
-    activation_bytes: [Bytes, Bytes]; non_torch_bytes: [Bytes, Bytes];
-    /**
-       vLLM from 0.20: the CUDA-graph memory it estimates and keeps out of the pool ([0, 0]: none).
-     */
+    activation_bytes: [Bytes, Bytes];
+    non_torch_bytes: [Bytes, Bytes];
+    /** vLLM from 0.20: the CUDA-graph memory it estimates and keeps out of the pool ([0, 0]: none). */
     cudagraph_bytes: [Bytes, Bytes];
     kv_pool_bytes: [Bytes, Bytes];
     max_concurrency: [number, number];
     max_model_len_that_fits: [Tokens, Tokens];
     starts: [boolean, boolean];
     source: string;
-  }|null;
+  } | null;
   kv_pool_bytes: Bytes;
   block_size_tokens: Tokens | null;
   max_num_batched_tokens: Tokens | null;

@@ -1,14 +1,14 @@
 // What if: the serving knobs one can turn on this deployment, each alone and ranked by the
 // sequences it adds; the layout on this GPU type that meets the target (the solver's); and the
 // articles' architecture levers, shown apart as what a different model would hold.
-import {drawWhatIf} from './charts.js';
-import {show} from './dom.js';
-import {KvscopeError} from './kvscope-client.js';
-import {$, answerError, page, update} from './page.js';
-import {solveRequest, stateOfOption} from './solve-request.js';
-import {loadSolver, solverNow} from './solver.js';
-import {engineInfo, FIELDS, planRequest, utilizationOf} from './state.js';
-import {whatIfView} from './views/what-if.js';
+import { KvscopeError } from './kvscope-client.js';
+import { show } from './dom.js';
+import { FIELDS, engineInfo, planRequest, utilizationOf } from './state.js';
+import { solveRequest, stateOfOption } from './solve-request.js';
+import { loadSolver, solverNow } from './solver.js';
+import { drawWhatIf } from './charts.js';
+import { whatIfView } from './views/what-if.js';
+import { $, answerError, page, update } from './page.js';
 
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
@@ -33,14 +33,8 @@ function servingLevers(plan) {
 function engineLevers(plan) {
   return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => FIELDS[l.key]).map((l) => {
     const value = l.step ? Math.min(1, (page.state[l.key] || l.from) + l.step) : l.value;
-    const now = page.state[l.key] ??
-        (l.key === 'vllm.gpu_memory_utilization' ? utilizationOf(plan) : l.from);
-    return {
-      label: l.label,
-      short: l.short_label,
-      detail: l.step ? '' : `from ${now}`,
-      change: {[l.key]: value}
-    };
+    const now = page.state[l.key] ?? (l.key === 'vllm.gpu_memory_utilization' ? utilizationOf(plan) : l.from);
+    return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${now}`, change: { [l.key]: value } };
   }).filter((l) => Object.entries(l.change).some(([field, value]) => page.state[field] !== value));
 }
 

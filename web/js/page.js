@@ -39,24 +39,16 @@ export function useFullModule() {
   if (!fullForConfigs) {
     const status = $('module-status');
     status.hidden = false;
-    status.textContent =
-        'Loading kvscope\'s full module (the config.json reader and every engine)…';
-    fullForConfigs = loadKvscope({full: true})
-                         .then(
-                             (kv) => {
-                               status.hidden = true;
-                               page.kv = kv;
-                               update({pushHash: false});
-                               return kv;
-                             },
-                             (e) => {
-                               status.textContent = `kvscope's full module did not load: ${
-                                   String(e?.message ?? e).split('\n')[0]}`;
-                               throw e;
-                             })
-                         .finally(() => {
-                           fullForConfigs = null;
-                         });
+    status.textContent = "Loading kvscope's full module (the config.json reader and every engine)…";
+    fullForConfigs = loadKvscope({ full: true }).then((kv) => {
+      status.hidden = true;
+      page.kv = kv;
+      update({ pushHash: false });
+      return kv;
+    }, (e) => {
+      status.textContent = `kvscope's full module did not load: ${String(e?.message ?? e).split('\n')[0]}`;
+      throw e;
+    }).finally(() => { fullForConfigs = null; });
   }
   return fullForConfigs;
 }
@@ -69,7 +61,7 @@ export function useFullModule() {
 export function answerError(e) {
   if (e.code !== 'needs_full_module') return e.message;
   useFullModule().catch(() => {});  // the status line under the verdict says why
-  return 'waiting for kvscope\'s full module (the config.json reader and every engine)';
+  return "waiting for kvscope's full module (the config.json reader and every engine)";
 }
 
 let updateHook = () => {};

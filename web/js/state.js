@@ -57,35 +57,29 @@ const BYTES = 1e15;  // a petabyte: past any card, well inside a double's whole 
  */
 export const FIELDS = {
   model: text(ID, 120),
-  config: text(null, 1 << 20),  // a pasted or fetched config.json (the text itself)
+  config: text(null, 1 << 20),      // a pasted or fetched config.json (the text itself)
   config_name: text(/^[^\u0000-\u001f]*$/, 200),
-  set:
-      text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
+  set: text(/^[A-Za-z0-9_.=;:,\- "[\]]*$/, 400),  // config.json what-ifs: "FIELD=VALUE; FIELD=VALUE"
   weights_bytes: unset(int(0, BYTES)),  // fixed weight bytes; null = from the parameter count
   // Calibrated from a start-up log ("Explain my log"): what the engine measured on the user's card.
-  kv_memory_bytes:
-      unset(int(0, 2 ** 53)),  // the KV budget per GPU it printed; null = planned from the card
-  'vllm.activation_bytes':
-      unset(int(0, 2 ** 53)),  // vLLM's measured activation peak; null = kvscope's estimate
-  'vllm.non_torch_bytes': unset(int(0, 2 ** 53)),  // vLLM's measured non-torch memory; likewise
-  from_log: text(/^[^\u0000-\u001f]*$/, 200),      // which log the calibration came from (shown)
-  checkpoint_bytes: unset(
-      int(0, 2 ** 53)),  // a model.safetensors.index.json's total_size (request: weights_index)
-  allow_long_context: bool(),  // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
-  // Speculative decoding with the model's MTP layers (speculative_config {method: "mtp"}); null =
-  // off.
+  kv_memory_bytes: unset(int(0, 2 ** 53)),  // the KV budget per GPU it printed; null = planned from the card
+  'vllm.activation_bytes': unset(int(0, 2 ** 53)),  // vLLM's measured activation peak; null = kvscope's estimate
+  'vllm.non_torch_bytes': unset(int(0, 2 ** 53)),   // vLLM's measured non-torch memory; likewise
+  from_log: text(/^[^\u0000-\u001f]*$/, 200),  // which log the calibration came from (shown)
+  checkpoint_bytes: unset(int(0, 2 ** 53)),  // a model.safetensors.index.json's total_size (request: weights_index)
+  allow_long_context: bool(),       // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
+  // Speculative decoding with the model's MTP layers (speculative_config {method: "mtp"}); null = off.
   'speculative_config.num_speculative_tokens': unset(int(0, 64)),
-  gpu: text(ID, 60),                  // a catalogue id or "custom"
+  gpu: text(ID, 60),                // a catalogue id or "custom"
   gpu_memory_bytes: int(1e6, BYTES),  // the custom card's
   gpu_bandwidth_bytes_per_s: unset(int(0, BYTES)),
   gpu_dense_tflops: unset(num(0, 1e6)),
-  gpus: unset(int(0, 10000)),  // null = what one replica needs (TP × PP)
+  gpus: unset(int(0, 10000)),       // null = what one replica needs (TP × PP)
   tensor_parallel: int(1, 1024),
   pipeline_parallel: int(1, 1024),
-  engine: text(ID, 40),          // an id of kv.engines(); the core names an unknown one
-  engine_version: text(ID, 40),  // a version line of the engine ('' = its current)
-  'vllm.gpu_memory_utilization':
-      unset(num(0.01, 1)),  // null = the release line's (0.92; 0.9 before 0.20)
+  engine: text(ID, 40),             // an id of kv.engines(); the core names an unknown one
+  engine_version: text(ID, 40),     // a version line of the engine ('' = its current)
+  'vllm.gpu_memory_utilization': unset(num(0.01, 1)),  // null = the release line's (0.92; 0.9 before 0.20)
   block_size_tokens: unset(int(0, 1 << 20)),
   'sglang.mem_fraction_static': unset(num(0, 1)),
   'sglang.mamba_full_memory_ratio': num(0.01, 100),  // SGLang hybrids: state pool / KV pool
@@ -94,7 +88,7 @@ export const FIELDS = {
   overhead_bytes: unset(int(0, BYTES)),
   kv_dtype: text(ID, 40),
   weight_dtype: text(ID, 40),
-  context_tokens: int(1, 1e12),  // also the engine's max_model_len
+  context_tokens: int(1, 1e12),     // also the engine's max_model_len
   batch: int(1, 1e9),
   shared_prefix_tokens: unset(int(0, 1e12)),
   prompt_lengths: text(DIST, 80),
@@ -103,64 +97,31 @@ export const FIELDS = {
   output_tokens: int(1, 1e9),
   // Which GPUs (the solver): the target is `batch` sequences of `context_tokens` tokens.
   min_decode_tokens_per_s: unset(num(0, 1e6)),  // decode tokens/s each sequence needs at least
-  max_ttft_s: unset(num(0, 1e5)),               // seconds to the first token at most
+  max_ttft_s: unset(num(0, 1e5)),   // seconds to the first token at most
   max_gpus: int(1, 4096),
-  solve_gpus: text(IDS, 400),  // GPU ids to consider (the request's gpu list); empty = every one
+  solve_gpus: text(IDS, 400),       // GPU ids to consider (the request's gpu list); empty = every one
   prices_usd_per_hour: text(PRICES, 2000),  // $/GPU-hour the user typed, "id:usd,..."
-  solve: int(0, 1),                         // the page shows the solver's answer
+  solve: int(0, 1),                 // the page shows the solver's answer
   units: oneOf('GiB', 'GB'),
   theme: oneOf('auto', 'light', 'dark'),
-  pins: text(null, 1 << 16),  // pinned scenarios: a JSON array of permalink hashes
+  pins: text(null, 1 << 16),        // pinned scenarios: a JSON array of permalink hashes
 };
 
 /** First open: Llama-3.1-8B in bf16 on a 24 GB card at 128K context under vLLM (article 2). */
 export const DEFAULTS = Object.freeze({
-  model: 'llama-3.1-8b',
-  config: '',
-  config_name: '',
-  set: '',
-  weights_bytes: null,
-  kv_memory_bytes: null,
-  'vllm.activation_bytes': null,
-  'vllm.non_torch_bytes': null,
-  from_log: '',
-  checkpoint_bytes: null,
-  allow_long_context: false,
-  'speculative_config.num_speculative_tokens': null,
-  gpu: 'custom',
-  gpu_memory_bytes: 24e9,
-  gpu_bandwidth_bytes_per_s: null,
-  gpu_dense_tflops: null,
-  gpus: null,
-  tensor_parallel: 1,
-  pipeline_parallel: 1,
-  engine: 'vllm',
-  engine_version: '',
-  'vllm.gpu_memory_utilization': null,
-  block_size_tokens: null,
-  'sglang.mem_fraction_static': null,
-  'sglang.mamba_full_memory_ratio': 0.9,
-  'tensorrt_llm.free_gpu_memory_fraction': 0.9,
-  'llama_cpp.parallel': 1,
-  overhead_bytes: null,
-  kv_dtype: 'auto',
-  weight_dtype: 'auto',
-  context_tokens: 131072,
-  batch: 1,
-  shared_prefix_tokens: null,
-  prompt_lengths: '',
-  output_lengths: '',
-  prompt_tokens: 5,
-  output_tokens: 64,
-  min_decode_tokens_per_s: null,
-  max_ttft_s: null,
-  max_gpus: 64,
-  solve_gpus: '',
-  prices_usd_per_hour: '',
-  solve: 0,
-  units: 'GiB',
-  theme: 'auto',
-  pins: '',
+  model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_bytes: null,
+  kv_memory_bytes: null, 'vllm.activation_bytes': null, 'vllm.non_torch_bytes': null, from_log: '',
+  checkpoint_bytes: null, allow_long_context: false, 'speculative_config.num_speculative_tokens': null,
+  gpu: 'custom', gpu_memory_bytes: 24e9, gpu_bandwidth_bytes_per_s: null, gpu_dense_tflops: null,
+  gpus: null, tensor_parallel: 1, pipeline_parallel: 1,
+  engine: 'vllm', engine_version: '', 'vllm.gpu_memory_utilization': null, block_size_tokens: null,
+  'sglang.mem_fraction_static': null, 'sglang.mamba_full_memory_ratio': 0.9,
+  'tensorrt_llm.free_gpu_memory_fraction': 0.9, 'llama_cpp.parallel': 1, overhead_bytes: null,
+  kv_dtype: 'auto', weight_dtype: 'auto',
+  context_tokens: 131072, batch: 1, shared_prefix_tokens: null, prompt_lengths: '', output_lengths: '',
+  prompt_tokens: 5, output_tokens: 64,
+  min_decode_tokens_per_s: null, max_ttft_s: null, max_gpus: 64, solve_gpus: '', prices_usd_per_hour: '',
+  solve: 0, units: 'GiB', theme: 'auto', pins: '',
 });
 
 /**
@@ -354,9 +315,7 @@ export function planRequest(s, set = []) {
  */
 export function utilizationOf(plan) {
   const b = plan.budget;
-  return b.kv_memory_given || !plan.gpu.memory_bytes ?
-      null :
-      Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
+  return b.kv_memory_given || !plan.gpu.memory_bytes ? null : Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
 }
 
 /** Sets a request key, a dotted one ("vllm.gpu_memory_utilization") in its group. */

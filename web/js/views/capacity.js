@@ -4,13 +4,9 @@ import { h } from '../dom.js';
 import { commas, ratio, rate, seconds } from '../format.js';
 
 const LABELS = {
-  weights: 'weights',
-  kv_pool: 'KV pool',
-  state_pool: 'recurrent-state pool',
-  engine_reserve: 'engine reserve (activations, non-torch)',
+  weights: 'weights', kv_pool: 'KV pool', state_pool: 'recurrent-state pool', engine_reserve: 'engine reserve (activations, non-torch)',
   cuda_graphs: 'CUDA graphs',
-  not_given_to_the_engine: 'held back (utilization < 1)',
-  free: 'free',
+  not_given_to_the_engine: 'held back (utilization < 1)', free: 'free',
 };
 
 /**
@@ -33,18 +29,11 @@ function estimatedFigures(r, fmt) {
   if (!e) return [];
   const span = ([low, high], show) => (show(low) === show(high) ? show(low) : `${show(low)} to ${show(high)}`);
   const bytes = (b) => fmt.bytes(b);
-  return [
-    h('dt', {}, 'Estimated, not measured'),
-    h('dd',
-      {id: 'estimated-budget', 'data-low': e.kv_pool_bytes[0], 'data-high': e.kv_pool_bytes[1]},
+  return [h('dt', {}, 'Estimated, not measured'),
+    h('dd', { id: 'estimated-budget', 'data-low': e.kv_pool_bytes[0], 'data-high': e.kv_pool_bytes[1] },
       `KV pool ${span(e.kv_pool_bytes, bytes)}, ${span(e.max_concurrency, ratio)} sequences`,
-      h('span', {class: 'exact'},
-        `: activation peak ${span(e.activation_bytes, bytes)}, non-torch memory ${
-            span(e.non_torch_bytes, bytes)}` +
-            `${
-                e.cudagraph_bytes[1] > 0 ? ` and CUDA graphs ${span(e.cudagraph_bytes, bytes)}` :
-                                           ''} (${e.source})`))
-  ];
+      h('span', { class: 'exact' }, `: activation peak ${span(e.activation_bytes, bytes)}, non-torch memory ${span(e.non_torch_bytes, bytes)}` +
+        `${e.cudagraph_bytes[1] > 0 ? ` and CUDA graphs ${span(e.cudagraph_bytes, bytes)}` : ''} (${e.source})`))];
 }
 
 /** SGLang's recurrent-state slots and the request cap they set, when the report has them. */
