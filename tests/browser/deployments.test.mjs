@@ -89,6 +89,12 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   assert.equal(await value(page, '#max-running-requests'), expected.max_running_requests);
   assert.equal(await value(page, '#kv-pool'), expected.kv_pool_bytes);
   assert.equal(await page.isVisible('#mamba-full-memory-ratio'), true);
+  // mem_fraction_static left to SGLang: the one it takes for an H100 at TP 4 shown in its box
+  // (512 + 12,288 + 512 NCCL + 1,024 for 512 decode graph sizes + 464 prefill = 14,800 of 81,559 MiB).
+  assert.equal(await page.inputValue('#mem-fraction-static'), '');
+  assert.equal(await page.getAttribute('#mem-fraction-static', 'placeholder'),
+    String(+(expected.budget.requested_bytes / expected.gpu.memory_bytes).toFixed(4)));
+  assert.equal(await page.getAttribute('#mem-fraction-static', 'placeholder'), '0.819');
   await showSweeps(page, '#chart-memory');
   await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label').includes('state pool'));
   await screenshot(page, 'page-qwen3-next-sglang');

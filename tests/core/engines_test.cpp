@@ -130,6 +130,32 @@ TEST(Engines, SglangBudgetIsFreeAfterWeightsLessTheReserve) {
   EXPECT_EQ(plan(in).error.field, "sglang.mem_fraction_static");
 }
 
+// SGLang's default mem_fraction_static from the card (arg_groups/memory_hook.py, late 2026), in
+// MiB: 512 + 1.5 x the chunked-prefill tokens + 128 per rank (NCCL) + 2 per decode graph batch + 8
+// per prefill graph bucket, at least 10 GiB on cards over 60 GiB, out of the card's.
+TEST(Engines, SglangDefaultFractionIsReservedOutOfTheCard) {
+  PlanInput in;
+  in.model.model_id = "qwen3-8b";
+  in.engine = "sglang";
+  const auto fraction = [&](const char* gpu) {
+    in.gpu_id = gpu;
+    const PlanReport p = plan_ok(in);
+    return static_cast<double>(p.requested_bytes) / static_cast<double>(p.gpu_memory_bytes);
+  };
+  // H100 (81,559 MiB): chunks of 8,192, 256 decode batch sizes, 58 prefill buckets:
+  // 512 + 12,288 + 128 + 512 + 464 = 13,904 MiB, 0.830 of the card.
+  EXPECT_NEAR(fraction("h100-sxm-80gb"), 0.830, 1e-9);
+  // RTX 4090 (24,564 MiB): chunks of 4,096, 48 batch sizes, 50 buckets: 7,280 MiB, 0.704.
+  EXPECT_NEAR(fraction("rtx-4090"), 0.704, 1e-9);
+  in.pipeline_parallel = in.gpus = 2;  // no prefill graphs under PP: 13,568 MiB, 0.834
+  EXPECT_NEAR(fraction("h100-sxm-80gb"), 0.834, 1e-9);
+  in.pipeline_parallel = in.gpus = 1;
+  in.model.model_id = "deepseek-v2-lite";  // MLA: a flat 1.5 GiB of prefill graphs, 14,976 MiB
+  EXPECT_NEAR(fraction("h100-sxm-80gb"), 0.816, 1e-9);
+  in.engine_version = "2026";  // kvscope's early-2026 line keeps SGLang's fallback
+  EXPECT_NEAR(fraction("h100-sxm-80gb"), 0.88, 1e-9);
+}
+
 // SGLang's request cap (init_memory): 512 requests per context_len of pool tokens, clamped to
 // [2048, 4096].
 TEST(Engines, SglangMaxRunningRequestsFromThePool) {

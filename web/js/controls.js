@@ -1,7 +1,7 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
 import { commas } from './format.js';
-import { checkField, engineInfo, utilizationOf } from './state.js';
+import { cardShareOf, checkField, engineInfo } from './state.js';
 import { resetCharts } from './charts.js';
 import { KvscopeError } from './kvscope-client.js';
 import { $, clearFieldNotes, page, showInputError, update } from './page.js';
@@ -69,8 +69,10 @@ export function writeControls() {
 
 /** The engine's defaults a plan ran at, as the placeholders of the knobs left empty. */
 export function showEngineDefaults(plan) {
-  const vllm = plan.input.engine === 'vllm' ? utilizationOf(plan) : null;
-  /** @type {HTMLInputElement} */ ($('gpu-memory-utilization')).placeholder = vllm === null ? '' : String(vllm);
+  const share = cardShareOf(plan);
+  for (const [id, engine] of [['gpu-memory-utilization', 'vllm'], ['mem-fraction-static', 'sglang']]) {
+    /** @type {HTMLInputElement} */ ($(id)).placeholder = share !== null && plan.input.engine === engine ? String(share) : '';
+  }
 }
 
 // Only what differs is written: setting an input's value invalidates its layout.

@@ -3,12 +3,15 @@
 // articles' architecture levers, shown apart as what a different model would hold.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
-import { FIELDS, engineInfo, planRequest, utilizationOf } from './state.js';
+import { FIELDS, cardShareOf, engineInfo, planRequest } from './state.js';
 import { solveRequest, stateOfOption } from './solve-request.js';
 import { loadSolver, solverNow } from './solver.js';
 import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
 import { $, answerError, page, update } from './page.js';
+
+/** The engines' knobs that are a share of the card (its requested memory over its memory). */
+const CARD_SHARES = ['vllm.gpu_memory_utilization', 'sglang.mem_fraction_static'];
 
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
@@ -32,8 +35,9 @@ function servingLevers(plan) {
 // of the state), where they change the knob.
 function engineLevers(plan) {
   return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => FIELDS[l.key]).map((l) => {
-    const value = l.step ? Math.min(1, (page.state[l.key] || l.from) + l.step) : l.value;
-    const now = page.state[l.key] ?? (l.key === 'vllm.gpu_memory_utilization' ? utilizationOf(plan) : l.from);
+    // A share of the card left to the engine is the one its budget took.
+    const now = page.state[l.key] ?? (CARD_SHARES.includes(l.key) ? cardShareOf(plan) : null) ?? l.from;
+    const value = l.step ? Math.min(1, now + l.step) : l.value;
     return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${now}`, change: { [l.key]: value } };
   }).filter((l) => Object.entries(l.change).some(([field, value]) => page.state[field] !== value));
 }

@@ -309,11 +309,12 @@ export function planRequest(s, set = []) {
 }
 
 /**
- * The gpu_memory_utilization a vLLM plan ran at: the one given, else its release line's default,
- * as its budget shows it (requested memory over the card); null where the budget was given.
+ * The share of the card a plan's engine took (vLLM's gpu_memory_utilization, SGLang's
+ * mem_fraction_static): the one given, else the engine's default, as its budget shows it
+ * (requested memory over the card); null where the budget was given.
  * @param {import('./kvscope').PlanReport} plan
  */
-export function utilizationOf(plan) {
+export function cardShareOf(plan) {
   const b = plan.budget;
   return b.kv_memory_given || !plan.gpu.memory_bytes ? null : Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
 }

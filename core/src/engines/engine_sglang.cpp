@@ -3,17 +3,20 @@
 // set_num_tokens_hybrid_swa); python/sglang/srt/configs/model_config.py (is_hybrid_swa_model);
 // shared/docs/engine-formulas.md §2.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 
-#include "engines/engine_profiles.hpp"
-#include "kvscope/kv/kv_arithmetic.hpp"
-#include "kvscope/base/units.hpp"
 #include "base/one_of.hpp"
+#include "engines/engine_profiles.hpp"
+#include "kvscope/base/units.hpp"
+#include "kvscope/kv/kv_arithmetic.hpp"
 
 namespace kvscope::engines {
 
-// SGLang's fallback when it cannot size the reserve from the GPU (server_args.py
-// _handle_gpu_memory_settings); current releases derive it from the reserved MiB instead.
+// kvscope's mem_fraction_static for SGLang's early-2026 line (its fallback when it cannot size
+// the reserve from the GPU, server_args.py _handle_gpu_memory_settings); the late-2026 line
+// derives it from the card as SGLang does (card_fraction).
 constexpr double kSglangDefaultMemFractionStatic = 0.88;
 // Mamba slots each running request may hold with the radix cache on
 // (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO; 1 with --disable-radix-cache).
@@ -136,8 +139,52 @@ Result<LayerBytes> full_and_sliding(const ModelShape& shape, const Dtype& kv) {
   return Result<LayerBytes>::success(b);
 }
 
-// --mem-fraction-static (SGLang's fallback when not given), once the ratios are checked.
-Result<double> static_fraction(const PlanInput& in) {
+// The decode and prefill CUDA-graph batch sizes SGLang captures (arg_groups/cuda_graph_hook.py,
+// generate_prefill_cuda_graph_batch_sizes): the prefill ladder's buckets up to `max_bs`.
+uint64_t prefill_graph_buckets(uint64_t max_bs) {
+  uint64_t n = 0;
+  for (const auto& [from, to, step] : {std::array<uint64_t, 3>{4, 32, 4},
+                                       {48, 256, 16},
+                                       {288, 512, 32},
+                                       {576, 1024, 64},
+                                       {1280, 4096, 256},
+                                       {4608, UINT64_MAX, 512}})
+    for (uint64_t bs = from; bs <= std::min(to, max_bs); bs += step) ++n;
+  return n;
+}
+
+// SGLang's default mem_fraction_static from the card (python/sglang/srt/arg_groups/memory_hook.py,
+// handle_gpu_memory_settings, in the source of October 2026): of the card's MiB, what it keeps for
+// activations of a chunked-prefill batch, NCCL per rank and the decode and prefill CUDA graphs (the
+// prefill graph on by default since PR #23906; off under pipeline parallelism), at least 10 GiB on
+// cards over 60 GiB, as round((card - reserved) / card, 3).
+double card_fraction(const PlanReport& r, const ModelShape& shape, const PlanInput& in) {
+  const double card = static_cast<double>(r.gpu_memory_bytes) / (1 << 20);  // MiB
+  const bool wide = in.tensor_parallel >= 4;
+  const double tier_gib = card / 1024;
+  const uint64_t chunk = tier_gib < 20    ? 2048
+                         : tier_gib < 60  ? 4096
+                         : tier_gib < 160 ? 8192
+                                          : 16384;
+  const uint64_t decode_bs = tier_gib < 20    ? 8
+                             : tier_gib < 35  ? (wide ? 160 : 48)
+                             : tier_gib < 60  ? (wide ? 160 : 32)
+                             : tier_gib < 160 ? (wide ? 512 : 256)
+                                              : 512;
+  const bool mla = shape.mla.kv_lora_rank != 0;
+  const double prefill_graphs = in.pipeline_parallel > 1 ? 0
+                                : mla                    ? 1.5 * 1024
+                                      : 8.0 * static_cast<double>(prefill_graph_buckets(chunk));
+  double reserved = 512 + 1.5 * static_cast<double>(std::max<uint64_t>(chunk, 2048)) +
+                    static_cast<double>(in.tensor_parallel) *
+                        static_cast<double>(in.pipeline_parallel) / 8 * 1024 +
+                    2.0 * static_cast<double>(decode_bs) + prefill_graphs;
+  if (card > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  return std::round((card - reserved) / card * 1000) / 1000;
+}
+
+// --mem-fraction-static (SGLang's default when not given), once the ratios are checked.
+Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, const PlanInput& in) {
   using RD = Result<double>;
   if (!(in.sglang.mamba_full_memory_ratio > 0 && in.sglang.mamba_full_memory_ratio <= 1e6)) {
     return RD::failure(
@@ -148,7 +195,9 @@ Result<double> static_fraction(const PlanInput& in) {
         make_error(kInvalidValue, "sglang.swa_full_tokens_ratio", "must be a positive number"));
   }
   const double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
-                                                             : kSglangDefaultMemFractionStatic;
+                          : r.engine_version == "late-2026" && r.gpu_memory_bytes != 0
+                              ? card_fraction(r, shape, in)
+                              : kSglangDefaultMemFractionStatic;
   if (!(fraction > 0 && fraction <= 1)) {
     return RD::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
   }
@@ -159,9 +208,14 @@ Result<double> static_fraction(const PlanInput& in) {
 // memory before loading.
 void static_budget(PlanReport& r, const PlanInput& in, double fraction) {
   if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
+    char shown[16];
+    std::snprintf(shown, sizeof shown, "%.3g", fraction);
     r.notes.push_back(
-        "mem_fraction_static 0.88: SGLang's fallback; recent releases compute it from the card "
-        "(pass --mem-fraction-static to match a server log)");
+        "mem_fraction_static " + std::string(shown) +
+        (r.engine_version == "late-2026"
+             ? ": SGLang's default for this card (memory_hook.py)"
+             : ": SGLang's fallback; kvscope's late-2026 line derives it from the card") +
+        " (pass --mem-fraction-static to match a server log)");
   }
   if (r.kv_memory_given) return;
   r.requested_bytes = static_cast<uint64_t>(static_cast<double>(r.gpu_memory_bytes) * fraction);
@@ -273,7 +327,7 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!slot.ok) return R::failure(slot.error);
   StatePool& states = slot.value;
   const bool recurrent = states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0;
-  const Result<double> fraction = static_fraction(in);
+  const Result<double> fraction = static_fraction(r, shape, in);
   if (!fraction.ok) return R::failure(fraction.error);
   const Result<uint64_t> cell = cell_bytes(shape, r.estimate.kv_dtype);
   if (!cell.ok) return R::failure(cell.error);
