@@ -165,9 +165,9 @@ EngineProfile sglang_row() {
   sglang.info.load_time_weight_dtypes = {"fp8"};
   sglang.info.checkpoint_methods = {"*"};
   sglang.info.versions = {
-      {"late-2026", "late 2026 (current; the source of October 2026)", "",
+      {"late-2026", "late 2026 (current)", "",
        "mem_fraction_static from the card: activations, NCCL and CUDA graphs reserved "
-       "(memory_hook.py)"},
+       "(memory_hook.py, October 2026)"},
       {"2026", "early 2026", "",
        "a hybrid SWA pool for Llama 4, gpt-oss, MiMo-V2, Step-3.5 and Gemma 4 (model_config.py "
        "is_hybrid_swa_model); kvscope takes mem_fraction_static 0.88"},
