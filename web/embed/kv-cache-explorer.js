@@ -192,7 +192,7 @@ export class KvCacheExplorer extends HTMLElement {
     const select = (name, options) => h('select', { onchange: (e) => this.setField(CONTROLS[name], e.target.value) },
       options.map(([value, label]) => h('option', { value, selected: String(state[CONTROLS[name]]) === value }, label)));
     // A knob left to the engine shows the engine's value as its placeholder.
-    const shown = (field) => (field === 'vllm.gpu_memory_utilization' && result?.budget ? String(cardShareOf(result) ?? '') : '');
+    const shown = (field) => String((result?.budget && cardShareOf(result, field)) ?? '');
     const number = (name, attrs) => h('input', { type: 'number', value: String(state[CONTROLS[name]] ?? ''),
       placeholder: shown(CONTROLS[name]), ...attrs, onchange: (e) => this.setField(CONTROLS[name], e.target.value) });
     const make = {

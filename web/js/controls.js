@@ -69,9 +69,10 @@ export function writeControls() {
 
 /** The engine's defaults a plan ran at, as the placeholders of the knobs left empty. */
 export function showEngineDefaults(plan) {
-  const share = cardShareOf(plan);
-  for (const [id, engine] of [['gpu-memory-utilization', 'vllm'], ['mem-fraction-static', 'sglang']]) {
-    /** @type {HTMLInputElement} */ ($(id)).placeholder = share !== null && plan.input.engine === engine ? String(share) : '';
+  for (const id of ['gpu-memory-utilization', 'mem-fraction-static']) {
+    const el = /** @type {HTMLInputElement} */ ($(id));
+    const shown = String(cardShareOf(plan, el.dataset.field) ?? '');
+    if (el.placeholder !== shown) el.placeholder = shown;  // as writeText: only what differs
   }
 }
 

@@ -10,9 +10,6 @@ import { drawWhatIf } from './charts.js';
 import { whatIfView } from './views/what-if.js';
 import { $, answerError, page, update } from './page.js';
 
-/** The engines' knobs that are a share of the card (its requested memory over its memory). */
-const CARD_SHARES = ['vllm.gpu_memory_utilization', 'sglang.mem_fraction_static'];
-
 /** Knobs of the deployment: each only where it changes something. */
 function servingLevers(plan) {
   const s = page.state;
@@ -36,7 +33,7 @@ function servingLevers(plan) {
 function engineLevers(plan) {
   return (engineInfo(page.state.engine)?.levers ?? []).filter((l) => FIELDS[l.key]).map((l) => {
     // A share of the card left to the engine is the one its budget took.
-    const now = page.state[l.key] ?? (CARD_SHARES.includes(l.key) ? cardShareOf(plan) : null) ?? l.from;
+    const now = page.state[l.key] ?? cardShareOf(plan, l.key) ?? l.from;
     const value = l.step ? Math.min(1, now + l.step) : l.value;
     return { label: l.label, short: l.short_label, detail: l.step ? '' : `from ${now}`, change: { [l.key]: value } };
   }).filter((l) => Object.entries(l.change).some(([field, value]) => page.state[field] !== value));

@@ -308,15 +308,19 @@ export function planRequest(s, set = []) {
   return request;
 }
 
+/** Each engine's knob that is a share of the card: the memory it requests over the card's. */
+const CARD_SHARE = { vllm: 'vllm.gpu_memory_utilization', sglang: 'sglang.mem_fraction_static' };
+
 /**
- * The share of the card a plan's engine took (vLLM's gpu_memory_utilization, SGLang's
- * mem_fraction_static): the one given, else the engine's default, as its budget shows it
- * (requested memory over the card); null where the budget was given.
- * @param {import('./kvscope').PlanReport} plan
+ * The value a plan ran at for `field` when that is its engine's share of the card (vLLM's
+ * gpu_memory_utilization, SGLang's mem_fraction_static): the one given, else the engine's default,
+ * as its budget shows it; null for any other field, or where the budget was given.
+ * @param {import('./kvscope').PlanReport} plan @param {string} field a state field
  */
-export function cardShareOf(plan) {
+export function cardShareOf(plan, field) {
   const b = plan.budget;
-  return b.kv_memory_given || !plan.gpu.memory_bytes ? null : Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
+  if (CARD_SHARE[plan.input.engine] !== field || b.kv_memory_given || !plan.gpu.memory_bytes) return null;
+  return Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
 }
 
 /** Sets a request key, a dotted one ("vllm.gpu_memory_utilization") in its group. */

@@ -139,8 +139,8 @@ Result<LayerBytes> full_and_sliding(const ModelShape& shape, const Dtype& kv) {
   return Result<LayerBytes>::success(b);
 }
 
-// The decode and prefill CUDA-graph batch sizes SGLang captures (arg_groups/cuda_graph_hook.py,
-// generate_prefill_cuda_graph_batch_sizes): the prefill ladder's buckets up to `max_bs`.
+// How many prefill CUDA graphs SGLang captures up to `max_bs` tokens: its ladder's buckets
+// (arg_groups/cuda_graph_hook.py, generate_prefill_cuda_graph_batch_sizes).
 uint64_t prefill_graph_buckets(uint64_t max_bs) {
   uint64_t n = 0;
   for (const auto& [from, to, step] : {std::array<uint64_t, 3>{4, 32, 4},
@@ -175,7 +175,8 @@ double card_fraction(const PlanReport& r, const ModelShape& shape, const PlanInp
   const double prefill_graphs = in.pipeline_parallel > 1 ? 0
                                 : mla                    ? 1.5 * 1024
                                       : 8.0 * static_cast<double>(prefill_graph_buckets(chunk));
-  double reserved = 512 + 1.5 * static_cast<double>(std::max<uint64_t>(chunk, 2048)) +
+  // Activations of max(chunk, 2048) tokens: every tier's chunk is 2048 or more.
+  double reserved = 512 + 1.5 * static_cast<double>(chunk) +
                     static_cast<double>(in.tensor_parallel) *
                         static_cast<double>(in.pipeline_parallel) / 8 * 1024 +
                     2.0 * static_cast<double>(decode_bs) + prefill_graphs;
