@@ -8,7 +8,7 @@
 namespace kvscope::cli {
 
 void print_explain(const ExplainReport& r, std::ostream& out) {
-  out << "kvscope explain: a " << r.engine_label << " start-up log";
+  out << "kvscope explain: " << r.engine_label << "'s start-up log";
   if (!r.engine_version.empty()) out << " (" << r.engine_version << ")";
   out << ", " << r.lines << " lines; model " << r.model_name;
   if (!r.model_printed.empty() && r.model_printed != r.model_id)

@@ -122,6 +122,13 @@ void print_plan_pool(const PlanReport& p, std::ostream& out) {
   else
     out << "  max context        " << with_commas(p.max_context) << " tokens for one sequence\n";
   out << "  starts             " << (p.starts ? "yes" : "no") << "\n";
+  if (p.offload.present) {
+    out << "  layers on GPUs     " << p.offload.gpu_layers << " of " << p.offload.layers
+        << (p.offload.gpu_layers < p.offload.layers
+                ? ", " + std::to_string(p.offload.layers - p.offload.gpu_layers) + " on the CPU"
+                : std::string())
+        << "\n";
+  }
   if (p.target.present) {
     char fit[32];
     std::snprintf(fit, sizeof fit, "%.1f", std::floor(p.target.sequences_that_fit * 10) / 10);

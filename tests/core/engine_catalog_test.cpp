@@ -24,7 +24,7 @@ PlanReport planned(const std::string& request_json) {
 }
 
 TEST(EngineCatalog, KnobsAndLeversAreRequestKeysOfTheirEngine) {
-  ASSERT_EQ(engine_catalog().size(), 5u);
+  ASSERT_EQ(engine_catalog().size(), 6u);
   for (const EngineInfo& e : engine_catalog()) {
     for (std::string_view knob : e.knobs) {
       const std::string key(knob);
@@ -235,7 +235,8 @@ TEST(EngineCatalog, AnUnknownEngineListsTheTable) {
   ASSERT_FALSE(p.ok);
   EXPECT_EQ(p.error.field, "engine");
   EXPECT_EQ(p.error.message,
-            "engine: unknown engine \"tgi\" (known: vllm, sglang, tensorrt-llm, llama.cpp, plain)");
+            "engine: unknown engine \"tgi\" (known: vllm, sglang, tensorrt-llm, llama.cpp, ollama, "
+            "plain)");
 }
 
 }  // namespace

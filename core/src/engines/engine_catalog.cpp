@@ -10,21 +10,28 @@ namespace kvscope {
 
 namespace {
 
-// "0.15.2rc1.dev93+g11a4c9d30" -> 15 (minor x 1 + major x 1000); -1 when not a release number.
-int release_number(std::string_view text) {
+// "0.15.2rc1.dev93+g11a4c9d30" -> 15'002 ((major x 1000 + minor) x 1000 + patch); -1 when not a
+// release number. `patch_given` says whether it named a patch (Ollama's lines start at 0.15.5).
+int release_number(std::string_view text, bool* patch_given = nullptr) {
   if (!text.empty() && text[0] == 'v') text.remove_prefix(1);
-  int major = 0, minor = 0;
-  size_t i = 0, digits = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4; ++i, ++digits)
-    major = major * 10 + (text[i] - '0');
-  if (digits == 0 || i >= text.size() || text[i] != '.') return -1;
-  digits = 0;
-  for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4; ++i, ++digits)
-    minor = minor * 10 + (text[i] - '0');
-  return digits == 0 ? -1 : major * 1000 + minor;
+  int parts[3] = {0, 0, 0};
+  size_t i = 0, part = 0;
+  for (; part < 3; ++part) {
+    size_t digits = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4; ++i, ++digits)
+      parts[part] = parts[part] * 10 + (text[i] - '0');
+    if (digits == 0) break;
+    if (part == 2 || i >= text.size() || text[i] != '.') {
+      ++part;
+      break;
+    }
+    ++i;
+  }
+  if (patch_given != nullptr) *patch_given = part == 3;
+  return part < 2 ? -1 : (parts[0] * 1000 + parts[1]) * 1000 + parts[2];
 }
 
-// Whether "0.10-0.13, 0.16-" covers release `n`.
+// Whether "0.10-0.13, 0.16-" covers release `n`; a bound without a patch covers all of them.
 bool covers(std::string_view ranges, int n) {
   while (!ranges.empty()) {
     const size_t comma = ranges.find(',');
@@ -32,10 +39,12 @@ bool covers(std::string_view ranges, int n) {
     while (!range.empty() && range.front() == ' ') range.remove_prefix(1);
     const size_t dash = range.find('-');
     const int lo = release_number(range.substr(0, dash));
-    const int hi = dash == std::string_view::npos ? lo
+    bool hi_patch = false;
+    const int hi = dash == std::string_view::npos ? release_number(range, &hi_patch)
                    : dash + 1 == range.size()     ? INT32_MAX
-                                                  : release_number(range.substr(dash + 1));
-    if (lo >= 0 && hi >= 0 && lo <= n && n <= hi) return true;
+                                              : release_number(range.substr(dash + 1), &hi_patch);
+    const int last = hi >= 0 && hi != INT32_MAX && !hi_patch ? hi + 999 : hi;
+    if (lo >= 0 && hi >= 0 && lo <= n && n <= last) return true;
     if (comma == std::string_view::npos) break;
     ranges.remove_prefix(comma + 1);
   }

@@ -7,13 +7,13 @@
 #include <cctype>
 #include <cstdio>
 
+#include "base/one_of.hpp"
 #include "engines/engine_profiles.hpp"
+#include "engines/llama_server.hpp"
 #include "kvscope/base/units.hpp"
 #include "kvscope/model/weights.hpp"
-#include "base/one_of.hpp"
 
 namespace kvscope::engines {
-namespace {
 
 // The cells a cache is padded to: 256 (llama-context.cpp n_ctx = GGML_PAD(n_ctx, 256), and every
 // cache since PR #17046); builds of 2025 padded to 256 with flash attention and 32 without
@@ -22,7 +22,6 @@ uint64_t context_pad(const PlanInput& in) {
   return in.engine_version == "2025" && !in.llama_cpp.flash_attn ? 32 : 256;
 }
 
-// `n` rounded up to a multiple of `to`; overflowed when that passes 2^64-1.
 CheckedU64 pad(uint64_t n, uint64_t to) { return CheckedU64(ceil_div(n, to)) * to; }
 
 // Architectures whose load_hparams gives sliding-window layers (set_swa_pattern / a per-layer
@@ -35,119 +34,6 @@ bool llamacpp_windows(const std::string& model_type) {
                    {"gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
                     "gemma4_text", "cohere2", "gpt_oss", "llama4", "llama4_text", "olmo2", "olmo3",
                     "exaone4", "mimo_v2", "mimo_v2_flash", "smallthinker"});
-}
-
-// Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
-// stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
-CheckedU64 stream_cells(uint64_t n_ctx, const PlanInput& in) {
-  const CheckedU64 ctx = pad(n_ctx, context_pad(in));
-  if (in.llama_cpp.kv_unified || ctx.overflowed()) return ctx;
-  return pad(ctx.value() / in.llama_cpp.parallel, context_pad(in));
-}
-
-Result<uint64_t> too_large(const char* field, const char* what) {
-  return Result<uint64_t>::failure(
-      make_error(kOutOfRange, field, std::string(what) + " exceed 2^64-1"));
-}
-
-// The K and V widths llama.cpp gives one layer: an MLA layer keeps its latent (kv_lora_rank +
-// rope) as K and, since PR #19067, no V; builds before it also kept a kv_lora_rank V, and GGUFs
-// converted before PR #12801 store per-head K and V (llama-model.cpp n_embd_head_k_mla).
-LayerSpec llamacpp_layer(const LayerSpec& l, const ModelShape& shape, const PlanInput& in) {
-  LayerSpec out = l;
-  if (l.attention == AttentionKind::kMla) {
-    out.attention = AttentionKind::kFull;
-    if (in.llama_cpp.legacy_mla_gguf) {
-      out.kv_heads = shape.num_attention_heads;
-      out.k_head_dim = shape.mla.qk_nope_head_dim + shape.mla.qk_rope_head_dim;
-      out.v_head_dim = shape.mla.v_head_dim;
-    } else {
-      out.v_head_dim = in.llama_cpp.mla_v_cache ? shape.mla.kv_lora_rank : 0;
-    }
-    out.indexer_head_dim = 0;  // llama.cpp has no DeepSeek sparse-attention indexer
-  }
-  if (out.windowed() && (!llamacpp_windows(shape.model_type) || in.llama_cpp.swa_full)) {
-    out.attention = AttentionKind::kFull;
-    out.window_tokens = 0;
-  }
-  return out;
-}
-
-// One layer's buffers: K + V cells (llama_kv_cache), R + S states (llama_memory_recurrent).
-struct LayerBuffers {
-  uint64_t kv = 0;
-  uint64_t state = 0;
-};
-
-// The buffers of each layer for `n_ctx` requested context cells.
-Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const Dtype& k,
-                                                const Dtype& v, uint64_t n_ctx,
-                                                const PlanInput& in) {
-  using R = Result<std::vector<LayerBuffers>>;
-  const uint64_t n_seq = in.llama_cpp.parallel;
-  const CheckedU64 stream = stream_cells(n_ctx, in);
-  if (stream.overflowed()) return R::failure(too_large("context_tokens", "context cells").error);
-  const uint64_t cells = stream.value();
-  const uint64_t streams = in.llama_cpp.kv_unified ? 1 : n_seq;
-  std::vector<LayerBuffers> out;
-  out.reserve(shape.layers.size());
-  for (const LayerSpec& spec : shape.layers) {
-    const LayerSpec l = llamacpp_layer(spec, shape, in);
-    const Result<uint64_t> per_cell = kv_bytes_per_token_per_layer(l, k, v);
-    if (!per_cell.ok) return R::failure(per_cell.error);
-    uint64_t layer_cells = cells;
-    if (l.windowed()) {  // iSWA: PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), pad)
-      const CheckedU64 swa_cells =
-          CheckedU64(l.window_tokens) * (in.llama_cpp.kv_unified ? n_seq : 1) + in.llama_cpp.ubatch;
-      if (!swa_cells.overflowed()) {
-        layer_cells = pad(std::min(cells, swa_cells.value()), context_pad(in)).value();
-      }
-    }
-    // llama_memory_recurrent: one R and S state per sequence, in f32.
-    const CheckedU64 kv = CheckedU64(per_cell.value) * layer_cells * streams;
-    const CheckedU64 state = CheckedU64(l.state_values) * 4 * n_seq;
-    if (kv.overflowed() || state.overflowed() || (kv + state).overflowed())
-      return R::failure(too_large("context_tokens", "KV buffer bytes").error);
-    out.push_back(LayerBuffers{kv.value(), state.value()});
-  }
-  return R::success(std::move(out));
-}
-
-Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
-  CheckedU64 total;
-  for (const LayerBuffers& b : layers) total += CheckedU64(b.kv) + b.state;
-  if (total.overflowed()) return too_large("context_tokens", "KV buffer bytes");
-  return Result<uint64_t>::success(total.value());
-}
-
-// The device of each layer and of the output layer (index n_layer), -1 for the CPU
-// (llama_model::load_tensors): the last n_gpu_layers go to the GPUs, split at the cumulative
-// --tensor-split fractions; since PR #18148 the output layer is offloaded first.
-std::vector<int> layer_devices(size_t n_layer, const PlanInput& in, size_t devices) {
-  std::vector<double> split = in.llama_cpp.tensor_split;
-  if (split.empty()) split.assign(devices, 1.0);  // equal cards split by their (equal) memory
-  double total = 0;
-  for (double s : split) total += s;
-  std::vector<double> cumulative;
-  double running = 0;
-  for (double s : split) cumulative.push_back((running += s) / total);
-  const size_t with_output = n_layer + 1;
-  const size_t ngl =
-      static_cast<size_t>(std::min<uint64_t>(in.llama_cpp.n_gpu_layers, with_output));
-  const size_t first_gpu =
-      in.llama_cpp.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
-  std::vector<int> out(with_output, -1);
-  for (size_t il = 0; il < with_output; ++il) {
-    if (il < first_gpu || il - first_gpu >= ngl) continue;
-    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(ngl);
-    for (size_t d = 0; d < cumulative.size(); ++d) {
-      if (cumulative[d] > at) {
-        out[il] = static_cast<int>(d);
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 // The GGUF the plan's --weight-dtype names, as GGUF files are named (model-Q4_K_M.gguf); a
@@ -168,11 +54,132 @@ std::string gguf_file_name(const PlanInput& in, const PlanReport& r,
   return "model-" + type + ".gguf";
 }
 
+namespace {
+
+// Cells of one stream for `n_ctx` requested: unified, one stream of PAD(n_ctx, 256); otherwise a
+// stream per sequence of PAD(PAD(n_ctx, 256) / n_seq, 256), never past the first.
+CheckedU64 stream_cells(uint64_t n_ctx, const PlanInput& in) {
+  const CheckedU64 ctx = pad(n_ctx, context_pad(in));
+  if (in.llama_cpp.kv_unified || ctx.overflowed()) return ctx;
+  return pad(ctx.value() / in.llama_cpp.parallel, context_pad(in));
+}
+
+// llama.cpp's cells of one layer over its streams: a full layer a stream's cells; a sliding one
+// (iSWA) PAD(min(size_base, n_swa x (unified ? n_seq : 1) + n_ubatch), pad) per stream.
+CheckedU64 llamacpp_layer_cells(const LayerSpec& l, uint64_t n_ctx, const PlanInput& in,
+                                const LlamaServerRules&) {
+  const CheckedU64 stream = stream_cells(n_ctx, in);
+  if (stream.overflowed()) return stream;
+  const uint64_t streams = in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel;
+  uint64_t cells = stream.value();
+  if (l.windowed()) {
+    const CheckedU64 swa_cells =
+        CheckedU64(l.window_tokens) * (in.llama_cpp.kv_unified ? in.llama_cpp.parallel : 1) +
+        in.llama_cpp.ubatch;
+    if (!swa_cells.overflowed())
+      cells = pad(std::min(cells, swa_cells.value()), context_pad(in)).value();
+  }
+  return CheckedU64(cells) * streams;
+}
+
+Result<uint64_t> too_large(const char* field, const char* what) {
+  return Result<uint64_t>::failure(
+      make_error(kOutOfRange, field, std::string(what) + " exceed 2^64-1"));
+}
+
+// The K and V widths llama.cpp gives one layer: an MLA layer keeps its latent (kv_lora_rank +
+// rope) as K and, since PR #19067, no V; builds before it also kept a kv_lora_rank V, and GGUFs
+// converted before PR #12801 store per-head K and V (llama-model.cpp n_embd_head_k_mla).
+LayerSpec server_layer(const LayerSpec& l, const ModelShape& shape, const PlanInput& in,
+                       const LlamaServerRules& rules) {
+  LayerSpec out = l;
+  if (l.attention == AttentionKind::kMla) {
+    out.attention = AttentionKind::kFull;
+    if (in.llama_cpp.legacy_mla_gguf) {
+      out.kv_heads = shape.num_attention_heads;
+      out.k_head_dim = shape.mla.qk_nope_head_dim + shape.mla.qk_rope_head_dim;
+      out.v_head_dim = shape.mla.v_head_dim;
+    } else {
+      out.v_head_dim = in.llama_cpp.mla_v_cache ? shape.mla.kv_lora_rank : 0;
+    }
+    out.indexer_head_dim = 0;  // llama.cpp has no DeepSeek sparse-attention indexer
+  }
+  if (out.windowed() && (!rules.windows(shape.model_type) || in.llama_cpp.swa_full)) {
+    out.attention = AttentionKind::kFull;
+    out.window_tokens = 0;
+  }
+  return out;
+}
+
+// One layer's buffers: K + V cells (llama_kv_cache), R + S states (llama_memory_recurrent).
+struct LayerBuffers {
+  uint64_t kv = 0;
+  uint64_t state = 0;
+};
+
+// The buffers of each layer for `n_ctx` requested context cells.
+Result<std::vector<LayerBuffers>> layer_buffers(const ModelShape& shape, const Dtype& k,
+                                                const Dtype& v, uint64_t n_ctx, const PlanInput& in,
+                                                const LlamaServerRules& rules) {
+  using R = Result<std::vector<LayerBuffers>>;
+  std::vector<LayerBuffers> out;
+  out.reserve(shape.layers.size());
+  for (const LayerSpec& spec : shape.layers) {
+    const LayerSpec l = server_layer(spec, shape, in, rules);
+    const Result<uint64_t> per_cell = kv_bytes_per_token_per_layer(l, k, v);
+    if (!per_cell.ok) return R::failure(per_cell.error);
+    const CheckedU64 cells = rules.layer_cells(l, n_ctx, in, rules);
+    if (cells.overflowed()) return R::failure(too_large("context_tokens", "context cells").error);
+    // llama_memory_recurrent: one R and S state per sequence, in f32.
+    const CheckedU64 kv = CheckedU64(per_cell.value) * cells.value();
+    const CheckedU64 state = CheckedU64(l.state_values) * 4 * in.llama_cpp.parallel;
+    if (kv.overflowed() || state.overflowed() || (kv + state).overflowed())
+      return R::failure(too_large("context_tokens", "KV buffer bytes").error);
+    out.push_back(LayerBuffers{kv.value(), state.value()});
+  }
+  return R::success(std::move(out));
+}
+
+Result<uint64_t> sum(const std::vector<LayerBuffers>& layers) {
+  CheckedU64 total;
+  for (const LayerBuffers& b : layers) total += CheckedU64(b.kv) + b.state;
+  if (total.overflowed()) return too_large("context_tokens", "KV buffer bytes");
+  return Result<uint64_t>::success(total.value());
+}
+
+// The device of each layer and of the output layer (index n_layer), -1 for the CPU
+// (llama_model::load_tensors): the last `ngl` go to the GPUs, split at the cumulative
+// --tensor-split fractions; since PR #18148 the output layer is offloaded first.
+std::vector<int> layer_devices(size_t n_layer, uint64_t ngl_given, const PlanInput& in,
+                               size_t devices) {
+  std::vector<double> split = in.llama_cpp.tensor_split;
+  if (split.empty()) split.assign(devices, 1.0);  // equal cards split by their (equal) memory
+  double total = 0;
+  for (double s : split) total += s;
+  std::vector<double> cumulative;
+  double running = 0;
+  for (double s : split) cumulative.push_back((running += s) / total);
+  const size_t with_output = n_layer + 1;
+  const size_t ngl = static_cast<size_t>(std::min<uint64_t>(ngl_given, with_output));
+  const size_t first_gpu =
+      in.llama_cpp.output_layer_last ? (n_layer > ngl ? n_layer - ngl : 0) : with_output - ngl;
+  std::vector<int> out(with_output, -1);
+  for (size_t il = 0; il < with_output; ++il) {
+    if (il < first_gpu || il - first_gpu >= ngl) continue;
+    const double at = static_cast<double>(il - first_gpu) / static_cast<double>(ngl);
+    for (size_t d = 0; d < cumulative.size(); ++d) {
+      if (cumulative[d] > at) {
+        out[il] = static_cast<int>(d);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 // The devices of one server (--gpus, at least one), once its slots and --tensor-split are checked.
 Result<size_t> server_devices(const PlanInput& in) {
   using RS = Result<size_t>;
-  if (in.llama_cpp.parallel == 0)
-    return RS::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
   constexpr uint64_t kMaxDevices = 64;  // one llama-server's GPUs
   if (in.gpus > kMaxDevices) {
     return RS::failure(
@@ -194,6 +201,37 @@ Result<size_t> server_devices(const PlanInput& in) {
   return RS::success(devices);
 }
 
+// What a server's devices hold: each layer's weights (the token embedding stays on the CPU) and
+// buffers, spread by layer_devices. Weights known otherwise (--weights-bytes, an index's
+// total_size) are spread as the computed ones are.
+struct ServerLayers {
+  LayerWeightBytes weights;
+  double weight_scale = 1;
+  std::vector<LayerBuffers> buffers;
+  size_t devices = 1;
+  uint64_t compute_bytes = 0;  // on the output layer's GPU, when fitting
+  uint64_t margin_bytes = 0;   // kept free on each GPU, when fitting
+};
+
+Result<ServerLayers> server_layers(const ModelShape& shape, const PlanReport& r,
+                                   std::vector<LayerBuffers> buffers, size_t devices) {
+  using RS = Result<ServerLayers>;
+  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
+  if (!tensors.ok) return RS::failure(tensors.error);
+  const Result<LayerWeightBytes> weights =
+      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
+  if (!weights.ok) return RS::failure(weights.error);
+  ServerLayers out;
+  out.weights = weights.value;
+  out.buffers = std::move(buffers);
+  out.devices = devices;
+  CheckedU64 computed = CheckedU64(out.weights.embedding) + out.weights.output;
+  for (uint64_t bytes : out.weights.per_layer) computed += bytes;
+  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes)
+    out.weight_scale = static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
+  return RS::success(std::move(out));
+}
+
 // Where each layer lives (layer_devices: -1 the CPU) and what each device holds: the GPUs, then
 // the CPU last.
 struct Placement {
@@ -205,71 +243,72 @@ struct Placement {
   size_t index(int d) const { return d < 0 ? gpus() : static_cast<size_t>(d); }
 };
 
-// Each layer's weights and K/V on its device (of `devices` GPUs); the token embedding stays on the
-// CPU. Weights known otherwise (--weights-bytes, an index's total_size) are spread as the computed
-// ones are.
-Result<bool> place_layers(const ModelShape& shape, const PlanReport& r, const PlanInput& in,
-                          const std::vector<LayerBuffers>& buffers, size_t devices, Placement& p) {
-  using RP = Result<bool>;
-  const Result<std::vector<WeightTensor>> tensors = weight_tensors(r.estimate.shape);
-  if (!tensors.ok) return RP::failure(tensors.error);
-  const Result<LayerWeightBytes> weights =
-      layer_weight_bytes(tensors.value, r.weights, shape.layers.size());
-  if (!weights.ok) return RP::failure(weights.error);
-  p.layer_device = layer_devices(shape.layers.size(), in, devices);
-  p.on.resize(devices + 1);
-  for (size_t d = 0; d < devices; ++d) p.on[d].device = "CUDA" + std::to_string(d);
-  p.on[devices].device = "CPU";
-  p.on[devices].weights_bytes = weights.value.embedding;
-  for (size_t il = 0; il <= shape.layers.size(); ++il) {
+// `ngl` layers (the output layer counts as one) on the GPUs, and whether each GPU holds its
+// weights, buffers and what it keeps free (and, on the first, the overhead).
+Placement place_layers(const ServerLayers& s, uint64_t ngl, const PlanReport& r,
+                       const PlanInput& in) {
+  const size_t n_layer = s.buffers.size();
+  Placement p;
+  p.layer_device = layer_devices(n_layer, ngl, in, s.devices);
+  p.on.resize(s.devices + 1);
+  for (size_t d = 0; d < s.devices; ++d) p.on[d].device = "CUDA" + std::to_string(d);
+  p.on[s.devices].device = "CPU";
+  p.on[s.devices].weights_bytes = s.weights.embedding;
+  for (size_t il = 0; il <= n_layer; ++il) {
     DeviceBuffers& b = p.on[p.index(p.layer_device[il])];
-    if (il == shape.layers.size()) {
+    if (il == n_layer) {
       b.output_layer = true;
-      b.weights_bytes += weights.value.output;
+      b.weights_bytes += s.weights.output;
       continue;
     }
     if (b.layer_count == 0) b.first_layer = static_cast<uint32_t>(il);
     ++b.layer_count;
-    b.weights_bytes += weights.value.per_layer[il];
+    b.weights_bytes += s.weights.per_layer[il];
     // -nkvo keeps every layer's K/V in host memory.
-    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : p.on[devices];
-    kv.kv_bytes += buffers[il].kv;
-    kv.state_bytes += buffers[il].state;
+    DeviceBuffers& kv = in.llama_cpp.kv_offload ? b : p.on[s.devices];
+    kv.kv_bytes += s.buffers[il].kv;
+    kv.state_bytes += s.buffers[il].state;
   }
-  CheckedU64 computed = CheckedU64(weights.value.embedding) + weights.value.output;
-  for (uint64_t bytes : weights.value.per_layer) computed += bytes;
-  if (!computed.overflowed() && computed.value() != 0 && computed.value() != r.weights_bytes) {
-    const double scale =
-        static_cast<double>(r.weights_bytes) / static_cast<double>(computed.value());
+  if (s.weight_scale != 1) {
     for (DeviceBuffers& b : p.on)
-      b.weights_bytes = static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * scale);
+      b.weights_bytes =
+          static_cast<uint64_t>(static_cast<double>(b.weights_bytes) * s.weight_scale);
   }
-  return RP::success(true);
-}
-
-// Each GPU's memory and whether its buffers fit beside its weights (and, on the first, the
-// overhead); whether all do.
-bool check_devices_fit(Placement& p, const PlanReport& r, const PlanInput& in) {
-  bool fits = true;
   for (size_t d = 0; d < p.gpus(); ++d) {
     DeviceBuffers& b = p.on[d];
     b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
-    const CheckedU64 buffers_here = CheckedU64(b.kv_bytes) + b.state_bytes;
-    const CheckedU64 used = r.kv_memory_given
-                                ? buffers_here
-                                : buffers_here + b.weights_bytes + (d == 0 ? in.overhead_bytes : 0);
+    CheckedU64 used = CheckedU64(b.kv_bytes) + b.state_bytes + s.margin_bytes +
+                      (b.output_layer ? s.compute_bytes : 0);
+    if (!r.kv_memory_given) used += CheckedU64(b.weights_bytes) + (d == 0 ? in.overhead_bytes : 0);
     b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
-    fits = fits && b.fits;
   }
-  return fits;
+  return p;
 }
 
-// The longest context whose buffers fit beside each device's weights.
+bool all_fit(const Placement& p) {
+  return std::all_of(p.on.begin(), p.on.end(), [](const DeviceBuffers& b) { return b.fits; });
+}
+
+// The layers as -ngl puts them, or, when fitting and -ngl is not given, as many as fit (from the
+// output layer down, as llama.cpp's --fit fills each device back to front).
+Placement placed(const ServerLayers& s, const PlanReport& r, const PlanInput& in,
+                 const LlamaServerRules& rules) {
+  const uint64_t with_output = s.buffers.size() + 1;
+  if (!rules.fit_layers || in.llama_cpp.n_gpu_layers != LlamacppOptions{}.n_gpu_layers)
+    return place_layers(s, in.llama_cpp.n_gpu_layers, r, in);
+  for (uint64_t ngl = with_output;; --ngl) {
+    Placement p = place_layers(s, ngl, r, in);
+    if (all_fit(p) || ngl == 0) return p;
+  }
+}
+
+// The longest context (-c) whose buffers fit beside each device's weights where `p` put them.
 uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dtype& v,
-                         const PlanInput& in, const Placement& p, uint64_t cell_pad) {
+                         const PlanInput& in, const LlamaServerRules& rules, const Placement& p,
+                         const ServerLayers& s) {
   const auto fits_at = [&](uint64_t ctx) {
     const Result<std::vector<LayerBuffers>> b =
-        layer_buffers(shape, r.estimate.kv_dtype, v, ctx, in);
+        layer_buffers(shape, r.estimate.kv_dtype, v, ctx, in, rules);
     if (!b.ok) return false;
     std::vector<CheckedU64> per_device(p.on.size());
     for (size_t il = 0; il < b.value.size(); ++il) {
@@ -279,20 +318,21 @@ uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dty
     for (size_t d = 0; d < p.gpus(); ++d) {
       const CheckedU64 used =
           (r.kv_memory_given ? CheckedU64(0) : CheckedU64(p.on[d].weights_bytes)) + per_device[d] +
-          (d == 0 ? in.overhead_bytes : 0);
+          (d == 0 ? in.overhead_bytes : 0) + s.margin_bytes +
+          (p.on[d].output_layer ? s.compute_bytes : 0);
       if (used.overflowed() || used.value() > p.on[d].memory_bytes) return false;
     }
     return true;
   };
-  return largest_fitting(cell_pad, kMaxSearchTokens, fits_at);
+  return largest_fitting(rules.cell_pad, kMaxSearchTokens, fits_at);
 }
 
 // The refusal when the buffers do not fit, and what the plan leaves out.
 void add_startup_error_and_notes(PlanReport& r, const ModelShape& shape, const PlanInput& in,
-                                 uint64_t total_buffers, size_t devices, uint64_t cell_pad) {
+                                 size_t devices, uint64_t cell_pad) {
   if (!r.starts) {
     r.startup_error =
-        "the K and V buffers (" + format_gib(total_buffers) +
+        "the K and V buffers (" + format_gib(r.kv_pool_bytes) +
         ") do not fit beside the weights on " +
         (devices > 1 ? std::to_string(devices) + " GPUs of " : std::string()) +
         format_gib(r.gpu_memory_bytes) +
@@ -314,30 +354,30 @@ void add_startup_error_and_notes(PlanReport& r, const ModelShape& shape, const P
 
 }  // namespace
 
-Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& given) {
+LlamaServerRules llamacpp_rules(const PlanInput& in) {
+  LlamaServerRules rules;
+  rules.layer_cells = llamacpp_layer_cells;
+  rules.windows = llamacpp_windows;
+  rules.cell_pad = context_pad(in);
+  return rules;
+}
+
+Result<PlanReport> plan_llama_server(PlanReport r, const ModelShape& shape, const PlanInput& in,
+                                     uint64_t n_ctx, const LlamaServerRules& rules) {
   using R = Result<PlanReport>;
-  // Builds of 2025 also kept an MLA V cache and offloaded the first layers with -ngl.
-  PlanInput in = given;
-  in.engine_version = r.engine_version;
-  if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
-  const uint64_t cell_pad = context_pad(in);
   const Result<size_t> devices = server_devices(in);
   if (!devices.ok) return R::failure(devices.error);
   const Result<Dtype> v = in.llama_cpp.v_dtype.empty()
                               ? Result<Dtype>::success(r.estimate.kv_dtype)
                               : parse_dtype(in.llama_cpp.v_dtype, DtypeUse::kKv, "v_dtype");
   if (!v.ok) return R::failure(v.error);
-  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
-  const Result<std::vector<LayerBuffers>> buffers =
-      layer_buffers(shape, r.estimate.kv_dtype, v.value, n_ctx, in);
+  Result<std::vector<LayerBuffers>> buffers =
+      layer_buffers(shape, r.estimate.kv_dtype, v.value, n_ctx, in, rules);
   if (!buffers.ok) return R::failure(buffers.error);
   const Result<uint64_t> total_buffers = sum(buffers.value);
   if (!total_buffers.ok) return R::failure(total_buffers.error);
-  r.max_model_len = stream_cells(n_ctx, in).value();  // layer_buffers checked it fits
-  const CheckedU64 pool_tokens =
-      CheckedU64(r.max_model_len) * (in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel);
-  if (pool_tokens.overflowed())
-    return R::failure(too_large("llama_cpp.parallel", "KV cells").error);
+  const CheckedU64 pool_tokens = rules.layer_cells(LayerSpec{}, n_ctx, in, rules);
+  if (pool_tokens.overflowed()) return R::failure(too_large("context_tokens", "KV cells").error);
   // What it allocates is the pool; a sequence may use up to n_ctx_seq cells of it.
   r.kv_pool_bytes = total_buffers.value;
   r.kv_bytes_needed = total_buffers.value;
@@ -345,19 +385,57 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   r.max_concurrency = static_cast<double>(in.llama_cpp.parallel);
   r.block_size_tokens = 0;
 
-  Placement p;
-  const Result<bool> placed = place_layers(shape, r, in, buffers.value, devices.value, p);
-  if (!placed.ok) return R::failure(placed.error);
-  r.starts = check_devices_fit(p, r, in);
+  Result<ServerLayers> layers = server_layers(shape, r, std::move(buffers.value), devices.value);
+  if (!layers.ok) return R::failure(layers.error);
+  ServerLayers& s = layers.value;
+  if (rules.fit_layers) {
+    s.margin_bytes = rules.fit_margin_bytes;
+    // The worst-case graph llama.cpp reserves holds n_ubatch rows of logits and of the hidden
+    // state in f32: 258.50 MiB for Llama-3-8B at n_ubatch 512 ("CUDA0 compute buffer size").
+    const CheckedU64 compute =
+        CheckedU64(in.llama_cpp.ubatch) * 4 * (CheckedU64(shape.vocab_size) + shape.hidden_size);
+    s.compute_bytes = compute.overflowed() ? UINT64_MAX : compute.value();
+  }
+  const Placement p = placed(s, r, in, rules);
+  r.starts = all_fit(p) ||
+             (rules.fit_layers && in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers);
   r.weights_bytes = 0;  // the GPU that holds the most, as llama.cpp's "CUDA0 model buffer size"
-  for (size_t d = 0; d < p.gpus(); ++d)
+  uint64_t gpu_layers = 0;
+  for (size_t d = 0; d < p.gpus(); ++d) {
     r.weights_bytes = std::max(r.weights_bytes, p.on[d].weights_bytes);
+    gpu_layers += p.on[d].layer_count + (p.on[d].output_layer ? 1 : 0);
+  }
   r.devices = p.on;
+  if (rules.fit_layers) {
+    r.offload =
+        LayerOffload{true, gpu_layers, shape.layers.size() + 1, s.margin_bytes, s.compute_bytes};
+  }
   if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
-  r.max_context = longest_context(shape, r, v.value, in, p, cell_pad);
-  r.max_model_len_that_fits = r.max_context / cell_pad * cell_pad;
-  add_startup_error_and_notes(r, shape, in, total_buffers.value, devices.value, cell_pad);
+  // The longest context with every layer on the GPUs when fitting, else where -ngl put them.
+  const Placement all_on_gpus =
+      rules.fit_layers ? place_layers(s, shape.layers.size() + 1, r, in) : Placement{};
+  r.max_context =
+      longest_context(shape, r, v.value, in, rules, rules.fit_layers ? all_on_gpus : p, s);
+  r.max_model_len_that_fits = r.max_context / rules.cell_pad * rules.cell_pad;
   return R::success(std::move(r));
+}
+
+Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const PlanInput& given) {
+  using R = Result<PlanReport>;
+  // Builds of 2025 also kept an MLA V cache and offloaded the first layers with -ngl.
+  PlanInput in = given;
+  in.engine_version = r.engine_version;
+  if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
+  if (in.llama_cpp.parallel == 0)
+    return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
+  const LlamaServerRules rules = llamacpp_rules(in);
+  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  Result<PlanReport> planned = plan_llama_server(std::move(r), shape, in, n_ctx, rules);
+  if (!planned.ok) return planned;
+  PlanReport& out = planned.value;
+  out.max_model_len = stream_cells(n_ctx, in).value();  // plan_llama_server checked it fits
+  add_startup_error_and_notes(out, shape, in, std::max<size_t>(1, in.gpus), rules.cell_pad);
+  return planned;
 }
 
 // llama.cpp keeps every recurrent state in f32 (llama_memory_recurrent).

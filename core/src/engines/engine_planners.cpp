@@ -7,6 +7,7 @@ namespace kvscope::engines {
 
 const EnginePlanners kEnginePlanners = {{plan_sglang, launch_sglang},
                                         {plan_tensorrt_llm, launch_tensorrt_llm},
-                                        {plan_llamacpp, launch_llamacpp}};
+                                        {plan_llamacpp, launch_llamacpp},
+                                        {plan_ollama, launch_ollama}};
 
 }  // namespace kvscope::engines

@@ -1,10 +1,10 @@
 // The engines' half of the first module's seam (the config reader's is kConfigReader,
 // kvscope/model/config_import.hpp): which engines a build plans. kvscope::sizing (the CLI, the
 // tests, the full module) links every engine's planner (engine_planners.cpp); the page's first
-// module plans vLLM and the plain arithmetic and answers SGLang, TensorRT-LLM and llama.cpp with
-// needs_full_module (first_module_planners.cpp), the page then fetching the full module. So the
-// first module links none of their planners: 9.7 kB gzipped less (docs/architecture.md), the room
-// vLLM's release lines and the engines still to come need under its 150 kB budget.
+// module plans vLLM and the plain arithmetic and answers SGLang, TensorRT-LLM, llama.cpp and Ollama
+// with needs_full_module (first_module_planners.cpp), the page then fetching the full module. So
+// the first module links none of their planners: 9.7 kB gzipped less (docs/architecture.md), the
+// room vLLM's release lines and the engines still to come need under its 150 kB budget.
 #pragma once
 
 #include <string_view>
@@ -21,7 +21,7 @@ struct EnginePlanner {
 };
 
 struct EnginePlanners {
-  EnginePlanner sglang, tensorrt_llm, llamacpp;
+  EnginePlanner sglang, tensorrt_llm, llamacpp, ollama;
 };
 
 extern const EnginePlanners kEnginePlanners;

@@ -68,6 +68,7 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& gpu_shape, const 
 Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& gpu_shape,
                                      const PlanInput& in);
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
 
 // The rest of each engine's row in the engine table (engine_table.cpp), beside its profile.
 void vllm_ssm_state_default(ModelShape& shape);
@@ -79,6 +80,8 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
 LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model);
 LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model);
 LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view model);
+LaunchCommand launch_ollama(const PlanInput& in, const PlanReport& r, std::string_view model);
+Result<bool> ollama_request_options(PlanInput& in);
 
 // The engine's spelling of the plan's KV dtype from its list of (kvscope name, engine name), or
 // empty with a line for `unexpressed` naming what the engine accepts.

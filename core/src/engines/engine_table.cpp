@@ -217,6 +217,7 @@ EngineProfile llamacpp_row() {
   llamacpp.context_message = llamacpp_warning;
   llamacpp.ssm_state_default = engines::llamacpp_ssm_state_default;
   llamacpp.one_server_devices = true;
+  llamacpp.slots = "N sequences are --parallel N with -c N x the context";
   // -ctk/-ctv types; GGUF files converted from the checkpoint (convert_hf_to_gguf.py,
   // llama-quantize), named by their type in the launch command.
   llamacpp.info.kv_dtype_choices = {"auto", "q8_0"};
@@ -231,6 +232,41 @@ EngineProfile llamacpp_row() {
        "#16812; builds of Oct 28 - Nov 6 padded none); MLA kept a V cache and -ngl offloaded the "
        "first layers"}};
   return llamacpp;
+}
+
+// Ollama's row: llama-server (0.30-) or its own engine on one server's devices
+// (engine_ollama.cpp).
+EngineProfile ollama_row() {
+  EngineProfile ollama;
+  ollama.info.id = "ollama";
+  ollama.info.label = "Ollama";
+  ollama.info.options_key = "ollama";
+  ollama.info.workload =
+      "the K and V buffers Ollama allocates for num_parallel slots of num_ctx tokens each, and the "
+      "layers that fit on the GPUs beside them";
+  ollama.info.knobs = {"ollama.num_ctx", "ollama.num_parallel"};
+  ollama.plan_gpu = engines::kEnginePlanners.ollama.plan_gpu;
+  ollama.launch_command = engines::kEnginePlanners.ollama.launch_command;
+  ollama.request_options = engines::ollama_request_options;
+  ollama.context_limit = llamacpp_context_limit;
+  ollama.default_max_model_len = model_positions;
+  ollama.ssm_state_default = engines::llamacpp_ssm_state_default;
+  ollama.one_server_devices = true;
+  ollama.slots = "N sequences are OLLAMA_NUM_PARALLEL=N, each of num_ctx tokens";
+  // OLLAMA_KV_CACHE_TYPE (envconfig/config.go); GGUF files (ollama create --quantize, or pulled).
+  ollama.info.kv_dtype_choices = {"auto", "q8_0", "q4_0"};
+  ollama.info.load_time_weight_dtypes = {"q8_0", "q4_k_m"};
+  ollama.info.versions = {
+      {"0.30", "0.30 and later (current; llama-server)", "0.30-",
+       "llama-server holds the caches, a stream per slot, and its --fit chooses the layers on the "
+       "GPUs (PR #16031)"},
+      {"0.15", "0.15.5-0.24 (its own engine)", "0.15.5-0.24",
+       "its own caches (kvcache/causal.go: num_parallel x num_ctx cells, padded to 256) and layout "
+       "(457 MiB free per GPU, the output layer off the GPU first); flash attention, without which "
+       "a quantized cache stays f16, only for the models it names"},
+      {"0.12", "0.11.11-0.15.4", "0.11.11-0.15.4",
+       "num_ctx 4,096 by default whatever the VRAM (the tiers came with 0.15.5, PR #13946)"}};
+  return ollama;
 }
 
 // The articles' arithmetic, no engine (engine_plain.cpp).
@@ -250,8 +286,8 @@ EngineProfile plain_row() {
 }
 
 const std::vector<EngineProfile> kEngines = [] {
-  std::vector<EngineProfile> rows = {vllm_row(), sglang_row(), tensorrt_llm_row(), llamacpp_row(),
-                                     plain_row()};
+  std::vector<EngineProfile> rows = {vllm_row(),     sglang_row(), tensorrt_llm_row(),
+                                     llamacpp_row(), ollama_row(), plain_row()};
   for (EngineProfile& e : rows) {
     e.info.launches = e.launch_command != nullptr;
     e.info.one_server = e.one_server_devices;

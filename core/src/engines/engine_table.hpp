@@ -43,6 +43,9 @@ struct EngineProfile {
   std::string (*context_message)(uint64_t max_model_len, const ContextLimit& limit,
                                  const ModelShape& shape) = nullptr;
 
+  // Its settings that stand for the request's own fields (Ollama's OLLAMA_KV_CACHE_TYPE is the KV
+  // dtype), set there before the plan; null when none.
+  Result<bool> (*request_options)(PlanInput& in) = nullptr;
   // What its options change of the model (vLLM's --disable-sliding-window); true when they did.
   bool (*shape_options)(ModelShape& shape, const PlanInput& in) = nullptr;
   // The SSM state dtype it picks when the user does not (changes shape.ssm_state_dtype); null
@@ -51,9 +54,10 @@ struct EngineProfile {
   bool sparse_mla_fp8_ds = false;  // an fp8 DeepSeek-sparse MLA cache is stored as fp8_ds_mla
   // Its block size when none is given (0 = unpaged), with the note saying why; null = none.
   uint64_t (*default_block_size)(const ModelShape& shape, std::string& note) = nullptr;
-  // llama.cpp: `gpus` are one server's devices (no TP/PP, no replicas), and its workload is the
-  // K + V buffers it allocates.
+  // llama.cpp, Ollama: `gpus` are one server's devices (no TP/PP, no replicas), and its workload
+  // is the K + V buffers it allocates; `slots` says how it is given N sequences.
   bool one_server_devices = false;
+  std::string_view slots;
 };
 
 const std::vector<EngineProfile>& engine_profiles();

@@ -1,5 +1,6 @@
 // The page's first module's kEnginePlanners (the seam: engines/engine_planners.hpp): SGLang,
-// TensorRT-LLM and llama.cpp answered with needs_full_module, the full module planning them.
+// TensorRT-LLM, llama.cpp and Ollama answered with needs_full_module, the full module planning
+// them.
 #include "engines/engine_planners.hpp"
 
 namespace kvscope::engines {
@@ -17,6 +18,7 @@ LaunchCommand no_launch(const PlanInput&, const PlanReport&, std::string_view) {
 }  // namespace
 
 const EnginePlanners kEnginePlanners = {{in_the_full_module, no_launch},
+                                        {in_the_full_module, no_launch},
                                         {in_the_full_module, no_launch},
                                         {in_the_full_module, no_launch}};
 

@@ -92,7 +92,8 @@ const std::pair<std::string_view, EngineExplainer> kEngineExplainers[] = {
     {"vllm", explain_vllm},
     {"sglang", explain_sglang},
     {"tensorrt-llm", explain_tensorrt_llm},
-    {"llama.cpp", explain_llamacpp}};
+    {"llama.cpp", explain_llamacpp},
+    {"ollama", explain_ollama}};
 
 // The catalogue entry a log's model name stands for, or an error asking for it.
 Result<std::string> catalogue_model(const std::string& printed) {
@@ -119,9 +120,11 @@ Result<ExplainReport> explain(std::string_view text, const PlanInput& base) {
   ExplainReport r;
   r.lines = log.lines;
   if (log.engine.empty()) {
-    return R::failure(make_error(kInvalidValue, "log",
-                                 "no start-up line of vLLM, SGLang, TensorRT-LLM or llama.cpp "
-                                 "was recognised in " + std::to_string(log.lines) + " lines"));
+    return R::failure(
+        make_error(kInvalidValue, "log",
+                   "no start-up line of vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama "
+                   "was recognised in " +
+                       std::to_string(log.lines) + " lines"));
   }
   r.engine = log.engine;
   r.engine_version = log.version;

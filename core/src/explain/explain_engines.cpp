@@ -2,12 +2,52 @@
 // types) and for SGLang and TensorRT-LLM (the pool they allocated, in tokens and bytes).
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "explain/explain_figures.hpp"
 #include "kvscope/base/elementary_math.hpp"
 #include "kvscope/base/units.hpp"
 
 namespace kvscope::explaining {
+
+namespace {
+
+// llama.cpp's K/V and recurrent-state buffers as it printed them, beside the plan's (llama-server,
+// and Ollama's llama-server since 0.30).
+void explain_llamacpp_buffers(const LogReading& log, const PlanReport& p, Explainer& x) {
+  double state = 0;
+  for (const DeviceBuffers& d : p.devices) state += static_cast<double>(d.state_bytes);
+  double kv = 0;
+  for (const DeviceBuffers& d : p.devices) kv += static_cast<double>(d.kv_bytes);
+  const std::string layers_differ =
+      "llama.cpp's cells or layer types for this model differ from kvscope's";
+  size_t caches = 0, buffer_lines = 0, rs_lines = 0;
+  const PrintedFigure size_total = summed(log, "kv_size_mib", caches);
+  const PrintedFigure buffers = summed(log, "kv_buffer_mib", buffer_lines);
+  if (caches > 0) {
+    x.direct(size_total,
+             caches > 1 ? "K and V caches, all " + std::to_string(caches) + " together"
+                        : "K and V cache size",
+             "MiB", mib(kv), layers_differ);
+  } else if (buffer_lines > 0) {
+    x.direct(buffers, buffer_lines > 1 ? "KV buffers, every device" : "KV buffer size", "MiB",
+             mib(kv), layers_differ);
+  }
+  // The recurrent state: its size line, else every device's buffer together.
+  const PrintedFigure* state_size = log.figure("rs_size_mib");
+  const PrintedFigure rs_total =
+      state_size != nullptr ? *state_size : summed(log, "rs_buffer_mib", rs_lines);
+  if (state_size != nullptr || rs_lines > 0)
+    x.direct(rs_total,
+             rs_lines > 1 ? "recurrent-state buffers, every device" : "recurrent-state memory",
+             "MiB", mib(state), "llama.cpp's state sizes for this model differ from kvscope's");
+  if (const PrintedFigure* t = log.figure("n_ctx_train"))
+    x.direct(*t, "n_ctx_train", "tokens",
+             static_cast<double>(p.estimate.shape.max_position_embeddings),
+             "the GGUF's context_length is not the config's max_position_embeddings");
+}
+
+}  // namespace
 
 // llama.cpp: buffers sized to order, from the context, slots and cache types it printed.
 void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
@@ -68,33 +108,118 @@ void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Ex
     r.notes.push_back("kvscope cannot plan this deployment: " + p.error.message);
     return;
   }
-  double state = 0;
-  for (const DeviceBuffers& d : p.value.devices) state += static_cast<double>(d.state_bytes);
-  double kv = 0;
-  for (const DeviceBuffers& d : p.value.devices) kv += static_cast<double>(d.kv_bytes);
-  const std::string layers_differ = "llama.cpp's cells or layer types for this model differ from kvscope's";
-  size_t caches = 0, buffer_lines = 0, rs_lines = 0;
-  const PrintedFigure size_total = summed(log, "kv_size_mib", caches);
-  const PrintedFigure buffers = summed(log, "kv_buffer_mib", buffer_lines);
-  if (caches > 0) {
-    x.direct(size_total, caches > 1 ? "K and V caches, all " + std::to_string(caches) + " together" : "K and V cache size",
-             "MiB", mib(kv), layers_differ);
-  } else if (buffer_lines > 0) {
-    x.direct(buffers, buffer_lines > 1 ? "KV buffers, every device" : "KV buffer size", "MiB", mib(kv), layers_differ);
-  }
-  // The recurrent state: its size line, else every device's buffer together.
-  const PrintedFigure* state_size = log.figure("rs_size_mib");
-  const PrintedFigure rs_total = state_size != nullptr ? *state_size : summed(log, "rs_buffer_mib", rs_lines);
-  if (state_size != nullptr || rs_lines > 0)
-    x.direct(rs_total, rs_lines > 1 ? "recurrent-state buffers, every device" : "recurrent-state memory", "MiB",
-             mib(state), "llama.cpp's state sizes for this model differ from kvscope's");
-  if (const PrintedFigure* t = log.figure("n_ctx_train"))
-    x.direct(*t, "n_ctx_train", "tokens", static_cast<double>(p.value.estimate.shape.max_position_embeddings),
-             "the GGUF's context_length is not the config's max_position_embeddings");
+  explain_llamacpp_buffers(log, p.value, x);
   r.calibration = {"context " + std::to_string(in.model.context_tokens) + " cells, " +
                    std::to_string(in.llama_cpp.parallel) + " slots, K " + in.model.kv_dtype +
                    (in.llama_cpp.v_dtype.empty() ? "" : ", V " + in.llama_cpp.v_dtype) + " as the log printed them"};
   r.calibrated = true;
+}
+
+namespace {
+
+// The first of the log's arguments named in `keys` that is a count.
+bool first_count(const LogReading& log, std::initializer_list<const char*> keys, uint64_t& out) {
+  for (const char* key : keys)
+    if (count_of(log.argument(key), out)) return true;
+  return false;
+}
+
+// Ollama's "kv cache" line (0.11.5-0.24) of one device and "memory.required.kv" (to 0.12.10)
+// beside the plan's, in the unit each printed.
+void explain_ollama_sizes(const LogReading& log, const PlanReport& p, Explainer& x) {
+  const std::string differs =
+      "Ollama's cache or layer placement for this model differs from kvscope's";
+  double total = 0;
+  for (const DeviceBuffers& d : p.devices) total += static_cast<double>(d.kv_bytes);
+  for (const PrintedFigure& f : log.figures) {
+    const bool in_gib = f.key.size() > 4 && f.key.compare(f.key.size() - 4, 4, "_gib") == 0;
+    const double unit = in_gib ? kGiB : kMiB;
+    if (f.key == "ollama_kv_mib" || f.key == "ollama_kv_gib") {
+      double bytes = 0;
+      for (const DeviceBuffers& d : p.devices)
+        if (d.device == f.detail) bytes = static_cast<double>(d.kv_bytes);
+      x.direct(f, "kv cache on " + f.detail, in_gib ? "GiB" : "MiB", bytes / unit, differs);
+    }
+    if (f.key == "ollama_required_kv_mib" || f.key == "ollama_required_kv_gib") {
+      x.direct(f, "memory.required.kv (Ollama's estimate before 0.12.11)", in_gib ? "GiB" : "MiB",
+               total / unit,
+               "Ollama's estimate (llm/memory.go) counts this model's cache otherwise");
+    }
+  }
+}
+
+}  // namespace
+
+// Ollama: num_ctx, num_parallel and the cache type from the command it started its runner with
+// (or llama.cpp's own lines), planned as the Ollama line that printed the log.
+void explain_ollama(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
+  in.engine = "ollama";
+  in.tensor_parallel = in.pipeline_parallel = 1;
+  const bool server =
+      log.argument("ollama_runner") != nullptr || log.figure("n_ctx_seq") != nullptr;
+  if (in.engine_version.empty()) {
+    in.engine_version = !log.version.empty()                              ? log.version
+                        : server                                          ? "0.30"
+                        : log.figure("ollama_default_num_ctx") != nullptr ? "0.15"
+                                                                          : "0.12";
+  }
+  uint64_t np = 1, ctx = 0, batch = 0, layers = 0;
+  if (first_count(log, {"ollama -np ", "ollama --parallel ", "OLLAMA_NUM_PARALLEL:"}, np) &&
+      np == 0)
+    np = 1;
+  if (const PrintedFigure* s = log.figure("n_seq_max");
+      s != nullptr && s->value >= 1 && log.argument("ollama -np ") == nullptr &&
+      log.argument("ollama --parallel ") == nullptr)
+    np = static_cast<uint64_t>(s->value);
+  in.ollama.num_parallel = np;
+  if (first_count(log, {"ollama -c ", "ollama --ctx-size "}, ctx) ||
+      (log.figure("n_ctx") != nullptr &&
+       (ctx = static_cast<uint64_t>(log.figure("n_ctx")->value)) != 0))
+    in.ollama.num_ctx = std::max<uint64_t>(1, ctx / np);
+  for (const char* key :
+       {"ollama --cache-type-k ", "ollama --kv-cache-type ", "OLLAMA_KV_CACHE_TYPE:", "type_k"}) {
+    const std::string* kv = log.argument(key);
+    if (kv == nullptr || kv->empty()) continue;
+    in.ollama.kv_cache_type = *kv == "f16" ? "f16" : *kv;
+    in.model.kv_dtype = "auto";
+    break;
+  }
+  if (const std::string* fa = log.argument("ollama --flash-attn ")) in.ollama.flash_attention = *fa;
+  if (first_count(log, {"ollama -ub ", "ollama --batch-size "}, batch) && batch != 0)
+    in.ollama.num_batch = batch;
+  if (first_count(log, {"ollama -ngl ", "ollama --n-gpu-layers "}, layers))
+    in.ollama.num_gpu = layers;
+  const bool card = !in.gpu_id.empty() || in.gpu_memory_bytes != 0;
+  if (!card) in.gpu_memory_bytes = uint64_t{1} << 50;  // the buffers do not depend on the card
+  r.arguments = {
+      {"num_ctx", std::to_string(in.ollama.num_ctx)},
+      {"num_parallel", std::to_string(np)},
+      {"kv_cache_type", in.ollama.kv_cache_type.empty() ? "f16" : in.ollama.kv_cache_type}};
+  const Result<PlanReport> p = plan(in);
+  if (!card) in.gpu_memory_bytes = 0;
+  if (!p.ok) {
+    r.notes.push_back("kvscope cannot plan this deployment: " + p.error.message);
+    return;
+  }
+  explain_llamacpp_buffers(log, p.value, x);
+  explain_ollama_sizes(log, p.value, x);
+  if (card) {
+    if (const PrintedFigure* d = log.figure("ollama_default_num_ctx"))
+      x.direct(*d, "default num_ctx for the VRAM", "tokens",
+               static_cast<double>(p.value.ollama.default_num_ctx),
+               "the VRAM Ollama summed differs from this card's (give --gpu-memory as it printed "
+               "total_vram)");
+    if (const PrintedFigure* o = log.figure("offloaded_layers");
+        o != nullptr && in.ollama.num_gpu == OllamaOptions{}.num_gpu)
+      x.direct(*o, "layers offloaded to the GPUs", "layers",
+               static_cast<double>(p.value.offload.gpu_layers),
+               "the fit kvscope estimates (weights, compute buffer, margin) differs from what the "
+               "card had free");
+  }
+  if (in.ollama.num_ctx != 0)
+    r.calibration = {"num_ctx " + std::to_string(in.ollama.num_ctx) + ", " + std::to_string(np) +
+                     " slots as the log printed them"};
+  r.calibrated = in.ollama.num_ctx != 0;
 }
 
 namespace {

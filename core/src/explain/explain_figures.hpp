@@ -105,5 +105,6 @@ void explain_vllm(const LogReading& log, PlanInput& in, ExplainReport& r, Explai
 void explain_sglang(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
 void explain_tensorrt_llm(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
 void explain_llamacpp(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
+void explain_ollama(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x);
 
 }  // namespace kvscope::explaining

@@ -48,6 +48,13 @@ class Reader {
       out.model = *m;
   }
   void engine(const char* id) {
+    // Ollama's log carries the llama.cpp lines of the server it started: they are its own.
+    const std::string_view which(id);
+    if (out.engine == "ollama" && which == "llama.cpp") return;
+    if (which == "ollama" && out.engine == "llama.cpp") {
+      out.engine = id;
+      return;
+    }
     if (out.engine.empty()) {
       out.engine = id;
     } else if (out.engine != id &&
@@ -316,6 +323,70 @@ class Reader {
       figure("kv_v_mib", v_text, v, n);
   }
 
+  // Ollama: server/routes.go ("vram-based default context", "Listening on ... (version X)"),
+  // llm/llama_server.go ("starting llama-server" cmd=, 0.30-), llm/server.go ("starting llama
+  // server" cmd= of its own runner, before), ml/device.go BackendMemory.Log ("kv cache"
+  // device=CUDA0 size="334.0 MiB", 0.11.5-0.24), llm/memory.go (memory.required.kv=, to 0.12.10).
+  void ollama(std::string_view line, size_t n) {
+    // "load_tensors: offloaded 37/37 layers to GPU" (llama.cpp), msg="offloaded 0/35 layers to GPU"
+    // (Ollama's own engine).
+    if (const size_t at = line.find("offloaded ");
+        at != std::string_view::npos && line.find(" layers to GPU") != std::string_view::npos)
+      read("offloaded_layers", line, "offloaded ", n, word_after(line.substr(at), "/"));
+    if (line.find("msg=") == std::string_view::npos &&
+        line.find("OLLAMA_") == std::string_view::npos)
+      return;
+    if (line.find("vram-based default context") != std::string_view::npos) {
+      engine("ollama");
+      read("ollama_default_num_ctx", line, "default_num_ctx=", n);
+    }
+    if (const size_t at = line.find("(version ");
+        at != std::string_view::npos && line.find("Listening on") != std::string_view::npos) {
+      engine("ollama");
+      if (out.version.empty()) out.version = word_after(line.substr(at), "(version ");
+    }
+    if (line.find("msg=\"starting llama-server\"") != std::string_view::npos) {
+      engine("ollama");
+      argument("ollama_runner", "llama-server");
+      for (const char* flag :
+           {" -c ", " -np ", " --cache-type-k ", " --flash-attn ", " -ub ", " -ngl "})
+        argument(std::string("ollama") + flag, word_after(line, flag));
+    }
+    if (line.find("msg=\"starting llama server\"") != std::string_view::npos) {
+      engine("ollama");
+      for (const char* flag : {" --ctx-size ", " --parallel ", " --kv-cache-type ",
+                               " --batch-size ", " --n-gpu-layers "})
+        argument(std::string("ollama") + flag, word_after(line, flag));
+      if (line.find(" --flash-attn") != std::string_view::npos)
+        argument("ollama --flash-attn ", "on");
+    }
+    for (const char* env :
+         {"OLLAMA_KV_CACHE_TYPE:", "OLLAMA_FLASH_ATTENTION:", "OLLAMA_NUM_PARALLEL:"}) {
+      if (line.find(env) == std::string_view::npos ||
+          line.find("server config") == std::string_view::npos)
+        continue;
+      engine("ollama");
+      argument(env, word_after(line, env));
+    }
+    // Sizes as format.HumanBytes2 prints them: "%.1f MiB" or "%.1f GiB".
+    const auto size = [&](const char* key, std::string_view marker, std::string detail) {
+      std::string text;
+      double value = 0;
+      const size_t at = line.find(marker);
+      if (at == std::string_view::npos || !number_after(line, marker, text, value)) return;
+      const std::string_view after = line.substr(at + marker.size() + text.size());
+      const char* unit = after.rfind(" GiB", 0) == 0   ? "_gib"
+                         : after.rfind(" MiB", 0) == 0 ? "_mib"
+                                                       : nullptr;
+      if (unit == nullptr) return;
+      engine("ollama");
+      figure(std::string(key) + unit, text, value, n, std::move(detail));
+    };
+    if (line.find("msg=\"kv cache\"") != std::string_view::npos)
+      size("ollama_kv", "size=\"", word_after(line, "device="));
+    size("ollama_required_kv", "memory.required.kv=\"", {});
+  }
+
   // SGLang: python/sglang/srt/mem_cache/memory_pool.py ("KV Cache is allocated. #tokens: N, K
   // size: X GB, V size: Y GB", GB = 2^30) and model_runner.py (max_total_num_tokens).
   void sglang(std::string_view line, size_t n) {
@@ -394,6 +465,7 @@ Result<LogReading> read_log(std::string_view text) {
     if (annotation(line)) continue;
     r.vllm(line, n);
     r.llamacpp(line, n);
+    r.ollama(line, n);
     r.sglang(line, n);
     r.tensorrt_llm(line, n);
   }

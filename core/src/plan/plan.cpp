@@ -3,13 +3,14 @@
 #include "kvscope/plan/plan.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "engines/engine_profiles.hpp"
 #include "engines/engine_table.hpp"
-#include "kvscope/engines/context_limit.hpp"
-#include "kvscope/model/parallelism.hpp"
-#include "kvscope/kv/roofline.hpp"
 #include "kvscope/base/units.hpp"
+#include "kvscope/engines/context_limit.hpp"
+#include "kvscope/kv/roofline.hpp"
+#include "kvscope/model/parallelism.hpp"
 #include "plan/plan_inputs.hpp"
 #include "plan/plan_state.hpp"
 
@@ -280,9 +281,10 @@ Result<bool> add_estimates(const EngineProfile& engine, const PlanInput& in, boo
     tightest.roofline = estimate_roofline.value;
   }
   if (engine.one_server_devices && in.require_concurrency != 0) {
-    return RB::failure(make_error(kInvalidValue, "require_concurrency",
-                                  "llama.cpp allocates its buffers for what it is asked: N "
-                                  "sequences are --parallel N with -c N x the context"));
+    return RB::failure(make_error(
+        kInvalidValue, "require_concurrency",
+        std::string(engine.info.label) +
+            " allocates its buffers for what it is asked: " + std::string(engine.slots)));
   }
   if (!engine.one_server_devices) {  // llama.cpp sizes its buffers to the request
     const Result<TargetFit> target = plan_target(in, tightest, tightest_shape);
@@ -309,13 +311,23 @@ Result<bool> add_estimates(const EngineProfile& engine, const PlanInput& in, boo
 
 }  // namespace
 
-Result<PlanState> plan_state(const PlanInput& in, PlanMemo* memo) {
+Result<PlanState> plan_state(const PlanInput& given, PlanMemo* memo) {
   using RS = Result<PlanState>;
-  Result<PlanReport> checked = validate_plan_input(in);
+  Result<PlanReport> checked = validate_plan_input(given);
   if (!checked.ok) return RS::failure(checked.error);
   PlanReport r = std::move(checked.value);
-  r.engine = in.engine;
-  const EngineProfile& engine = *find_engine_profile(in.engine);  // validate_plan_input() found it
+  r.engine = given.engine;
+  const EngineProfile& engine =
+      *find_engine_profile(given.engine);  // validate_plan_input() found it
+  // The engine's settings that stand for the request's fields, on a copy only for such engines.
+  std::optional<PlanInput> with_options;
+  if (engine.request_options != nullptr) {
+    with_options.emplace(given);
+    with_options->engine_version = r.engine_version;
+    if (const Result<bool> set = engine.request_options(*with_options); !set.ok)
+      return RS::failure(set.error);
+  }
+  const PlanInput& in = with_options ? *with_options : given;
   PlanMemo own;  // without a caller's memo, this plan's alone
   PlanModel model;
   const Result<bool> resolved = resolve_plan_model(engine, in, memo ? *memo : own, r, model);

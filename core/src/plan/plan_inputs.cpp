@@ -149,10 +149,10 @@ Result<PlanReport> validate_plan_input(const PlanInput& in) {
                    "give exactly one of a GPU id, a GPU memory size or a KV memory size"));
   }
   if (engine->one_server_devices && (in.tensor_parallel > 1 || in.pipeline_parallel > 1)) {
-    return R::failure(make_error(
-        kInvalidValue, in.tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel",
-        "llama.cpp splits layers over devices (-sm layer): give --gpus N and --tensor-split, "
-        "not --tp / --pp"));
+    return R::failure(
+        make_error(kInvalidValue, in.tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel",
+                   std::string(engine->info.label) +
+                       " splits layers over devices (-sm layer): give --gpus N, not --tp / --pp"));
   }
   if (in.tensor_parallel == 0)
     return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));

@@ -166,6 +166,33 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
     w.end_object();
   }
   w.end_array();
+  w.key("offload");
+  if (p.offload.present) {
+    w.begin_object();
+    w.field("gpu_layers", p.offload.gpu_layers);
+    w.field("layers", p.offload.layers);
+    w.field("fit_margin_bytes", p.offload.fit_margin_bytes);
+    w.field("compute_bytes", p.offload.compute_bytes);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("ollama");
+  if (p.ollama.present) {
+    const OllamaResolved& o = p.ollama;
+    w.begin_object();
+    w.field("num_ctx", o.num_ctx);
+    w.field("num_ctx_source", o.num_ctx_source);
+    w.field("default_num_ctx", o.default_num_ctx);
+    w.field("total_vram_bytes", o.total_vram_bytes);
+    w.field("num_parallel", o.num_parallel);
+    w.field("kv_cache_type", o.kv_cache_type);
+    w.field("flash_attention", o.flash_attention);
+    w.field("num_batch", o.num_batch);
+    w.end_object();
+  } else {
+    w.null();
+  }
 }
 
 // [low, high] of one estimated figure.

@@ -263,6 +263,25 @@ const std::vector<Field> kFields = {
     {"llama_cpp.v_dtype", "--v-dtype", Kind::kText, kPlanningSolve | kExplain,
      +[](R& r) -> std::string& { return r.input.llama_cpp.v_dtype; },
      USAGE("T", "llama.cpp: V-cache dtype (-ctv; default the KV dtype)")},
+    // Ollama.
+    {"ollama.num_ctx", "--num-ctx", Kind::kCount, kPlanningSolve | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.ollama.num_ctx; },
+     USAGE("N", "Ollama: context per sequence (OLLAMA_CONTEXT_LENGTH; default by VRAM)"), 1},
+    {"ollama.num_parallel", "--num-parallel", Kind::kCount, kPlanning | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.ollama.num_parallel; },
+     USAGE("N", "Ollama: sequences at once (OLLAMA_NUM_PARALLEL, default 1)"), 1},
+    {"ollama.kv_cache_type", "--kv-cache-type", Kind::kText, kPlanningSolve | kExplain,
+     +[](R& r) -> std::string& { return r.input.ollama.kv_cache_type; },
+     USAGE("T", "Ollama: OLLAMA_KV_CACHE_TYPE, f16 | q8_0 | q4_0 (default f16)")},
+    {"ollama.flash_attention", "--flash-attention", Kind::kText, kPlanningSolve | kExplain,
+     +[](R& r) -> std::string& { return r.input.ollama.flash_attention; },
+     USAGE("MODE", "Ollama: OLLAMA_FLASH_ATTENTION, auto | on | off (default auto)")},
+    {"ollama.num_batch", "--num-batch", Kind::kCount, kPlanningSolve | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.ollama.num_batch; },
+     USAGE("N", "Ollama: PARAMETER num_batch (default: its choice by context)"), 1},
+    {"ollama.num_gpu", "--num-gpu", Kind::kCount, kPlanning | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.ollama.num_gpu; },
+     USAGE("N", "Ollama: PARAMETER num_gpu, layers on the GPUs (default: as many as fit)")},
     // Solve: the target and what the solver may choose.
     {"concurrency", "--concurrency", Kind::kCount, kSolve,
      +[](R& r) -> uint64_t& { return r.solve.concurrency; },
@@ -301,7 +320,8 @@ const std::vector<Field> kFields = {
     // Explain: the start-up log (on the command line also the first word that is not a flag).
     {"log", "--log", Kind::kFile, kExplain, +[](R& r) { return FileRef{&r.log_name, &r.log_text}; },
      USAGE("FILE",
-           "a start-up log of vLLM, SGLang, TensorRT-LLM or llama.cpp (- reads standard input)")},
+           "a start-up log of vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama (- reads standard "
+           "input)")},
     // Sweep ranges.
     {"sweep.points", "--points", Kind::kCount, kSweep,
      +[](R& r) -> uint32_t& { return r.sweep.points; }, USAGE("N", "points per series"), 1, 100000},

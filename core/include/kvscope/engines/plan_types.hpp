@@ -68,6 +68,17 @@ struct LlamacppOptions {
   bool flash_attn = true;              // -fa; builds of 2025 padded caches to 32 cells without it
 };
 
+// Ollama's settings (envconfig/config.go, api/types.go Options), as `ollama serve` and a
+// Modelfile take them.
+struct OllamaOptions {
+  uint64_t num_ctx = 0;       // OLLAMA_CONTEXT_LENGTH / PARAMETER num_ctx; 0 = its default
+  uint64_t num_parallel = 1;  // OLLAMA_NUM_PARALLEL (1 since 0.9.7)
+  std::string kv_cache_type;  // OLLAMA_KV_CACHE_TYPE: f16 | q8_0 | q4_0; empty = f16
+  std::string flash_attention = "auto";  // OLLAMA_FLASH_ATTENTION: auto (unset) | on | off
+  uint64_t num_batch = 0;                // PARAMETER num_batch; 0 = its choice
+  uint64_t num_gpu = UINT64_MAX;         // PARAMETER num_gpu (layers); UINT64_MAX = its fit
+};
+
 struct PlanInput {
   PlanInput();  // out of line, as PlanReport()
   EstimateInput model;  // model, KV dtype; context/batch size the workload line
@@ -101,6 +112,7 @@ struct PlanInput {
   SglangOptions sglang;
   TensorrtLlmOptions tensorrt_llm;
   LlamacppOptions llama_cpp;
+  OllamaOptions ollama;
 };
 
 // Decode and prefill roofline for the plan's GPU (per replica: pipeline stages add up).
@@ -140,6 +152,29 @@ struct DeviceBuffers {
   uint64_t state_bytes = 0;   // recurrent R/S buffers ("RS buffer size")
   uint64_t memory_bytes = 0;  // the device's memory (0 for the CPU)
   bool fits = true;
+};
+
+// How many layers a server that fits them to the card (llama.cpp's --fit, Ollama) put on the
+// GPUs, and what it kept free to decide.
+struct LayerOffload {
+  bool present = false;
+  uint64_t gpu_layers = 0;        // the output layer counts as one, as -ngl counts it
+  uint64_t layers = 0;            // of the model's, output layer included
+  uint64_t fit_margin_bytes = 0;  // free memory each GPU keeps (llama.cpp --fit-target)
+  uint64_t compute_bytes = 0;     // compute buffer on the output layer's GPU (estimated)
+};
+
+// What Ollama resolved of its settings for this plan.
+struct OllamaResolved {
+  bool present = false;
+  uint64_t num_ctx = 0;           // per sequence, after the cap at the model's trained context
+  std::string num_ctx_source;     // "num_ctx", "default for 24 GiB of VRAM", ...
+  uint64_t default_num_ctx = 0;   // what Ollama picks for these GPUs when none is given
+  uint64_t total_vram_bytes = 0;  // the sum its default is chosen by
+  uint64_t num_parallel = 1;
+  std::string kv_cache_type;    // f16 | q8_0 | q4_0
+  bool flash_attention = true;  // as it runs
+  uint64_t num_batch = 0;       // -b / -ub
 };
 
 // SGLang's pool of recurrent states (Mamba, gated delta net), sized before the KV pool: one slot
@@ -278,6 +313,8 @@ struct PlanReport {
   uint64_t total_kv_pool_bytes = 0;
   double total_max_concurrency = 0;    // x data-parallel replicas
   std::vector<DeviceBuffers> devices;  // llama.cpp: per device (the CPU last), else empty
+  LayerOffload offload;                // servers that fit layers to the card (Ollama)
+  OllamaResolved ollama;
   PlanRoofline roofline;
   TargetFit target;
   bool has_workload = false;  // prompt and output length distributions were given
