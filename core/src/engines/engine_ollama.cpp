@@ -200,6 +200,7 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   PlanInput in = given;
   in.llama_cpp = LlamacppOptions{};
   in.llama_cpp.parallel = out.num_parallel;
+  in.llama_cpp.legacy_mla_gguf = given.llama_cpp.legacy_mla_gguf;  // Ollama library GGUFs of 2024
   in.llama_cpp.kv_unified = !runs_llama_server(version);  // -np given: a stream per slot
   in.llama_cpp.flash_attn = out.flash_attention;
   in.llama_cpp.output_layer_last = !runs_llama_server(version);  // Ollama dropped it first
