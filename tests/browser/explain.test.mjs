@@ -82,7 +82,7 @@ test('hostile pastes get one line naming the log, and the page keeps answering',
   const noise = '\u001b[31mINFO GPU KV cache si\u001b[0m ze\r\n'.repeat(300000);
   await explain(page, noise);
   assert.equal(await status(), 'Reading the log…', 'the reader answered once (a refusal is an answer)');
-  assert.match(await page.textContent('#explain-panel'), /^log: no start-up line of vLLM, SGLang, TensorRT-LLM or llama\.cpp was recognised in 300000 lines$/);
+  assert.match(await page.textContent('#explain-panel'), /^log: no start-up line of vLLM, SGLang, TensorRT-LLM, llama\.cpp or Ollama was recognised in 300000 lines$/);
   // A paste mixing engines is read as the first, and the note names the other.
   const mixed = `${committedLog('vllm-v1-qwen3-next-80b-a3b-h200-tp2-262k.log')}\n${committedLog('sglang-qwq32b-tp4-l4.log')}`;
   await explain(page, mixed);

@@ -8,7 +8,7 @@ import { loadKvscope, KvscopeError } from '../js/kvscope-client.js';
 import { h, show } from '../js/dom.js';
 import { makeFormat } from '../js/format.js';
 import {
-  DEFAULTS, FIELDS, MOST_PINS, OLD_NAMES, WIDGET_VIEWS as VIEWS, attributeOf, cardShareOf, checkField, checkNamed, fieldOf,
+  DEFAULTS, FIELDS, MOST_PINS, OLD_NAMES, WIDGET_VIEWS as VIEWS, attributeOf, checkField, engineDefaultOf, checkNamed, fieldOf,
   parseHash, planRequest, quote, scenarioHash, toHash, useEngines, whyCacheRequest,
 } from '../js/state.js';
 import { solveRequest } from '../js/solve-request.js';
@@ -192,7 +192,7 @@ export class KvCacheExplorer extends HTMLElement {
     const select = (name, options) => h('select', { onchange: (e) => this.setField(CONTROLS[name], e.target.value) },
       options.map(([value, label]) => h('option', { value, selected: String(state[CONTROLS[name]]) === value }, label)));
     // A knob left to the engine shows the engine's value as its placeholder.
-    const shown = (field) => String((result?.budget && cardShareOf(result, field)) ?? '');
+    const shown = (field) => String((result?.budget && engineDefaultOf(result, field)) ?? '');
     const number = (name, attrs) => h('input', { type: 'number', value: String(state[CONTROLS[name]] ?? ''),
       placeholder: shown(CONTROLS[name]), ...attrs, onchange: (e) => this.setField(CONTROLS[name], e.target.value) });
     const make = {

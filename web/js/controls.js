@@ -1,7 +1,7 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
 import { commas } from './format.js';
-import { cardShareOf, checkField, engineInfo } from './state.js';
+import { checkField, engineDefaultOf, engineInfo } from './state.js';
 import { resetCharts } from './charts.js';
 import { KvscopeError } from './kvscope-client.js';
 import { $, clearFieldNotes, page, showInputError, update } from './page.js';
@@ -24,7 +24,7 @@ const FIELD_OF_KEY = {
 };
 
 // Request keys without a control; any other key is a path into the config.json.
-const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|sweep|prices_usd_per_hour)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|kv_dtypes|weight_dtypes|prices_usd_per_hour|)$/;
+const UNBOUND_KEY = /^((vllm|sglang|tensorrt_llm|llama_cpp|ollama|sweep|prices_usd_per_hour)\..*|schema|command|request|state_dtype|ssm_state_dtype|quantization_config|kv_memory_bytes|kv_dtypes|weight_dtypes|prices_usd_per_hour|)$/;
 
 /** The state fields behind a control (what a permalink's refused field falls back on). */
 export function fieldsOfControl(id) {
@@ -69,9 +69,9 @@ export function writeControls() {
 
 /** The engine's defaults a plan ran at, as the placeholders of the knobs left empty. */
 export function showEngineDefaults(plan) {
-  for (const id of ['gpu-memory-utilization', 'mem-fraction-static']) {
+  for (const id of ['gpu-memory-utilization', 'mem-fraction-static', 'num-ctx']) {
     const el = /** @type {HTMLInputElement} */ ($(id));
-    const shown = String(cardShareOf(plan, el.dataset.field) ?? '');
+    const shown = String(engineDefaultOf(plan, el.dataset.field) ?? '');
     if (el.placeholder !== shown) el.placeholder = shown;  // as writeText: only what differs
   }
 }

@@ -3,7 +3,7 @@
 import { DEFAULTS, FIELDS } from './state.js';
 
 /** The request's groups of engine options, read into the state's dotted fields ("vllm.x"). */
-const ENGINE_GROUPS = ['vllm', 'sglang', 'tensorrt_llm', 'llama_cpp'];
+const ENGINE_GROUPS = ['vllm', 'sglang', 'tensorrt_llm', 'llama_cpp', 'ollama'];
 
 /** What a log's deployment sets afresh, where the log does not say: its own layout, dtypes and weights. */
 const DEPLOYMENT_FIELDS = ['tensor_parallel', 'pipeline_parallel', 'gpus', 'kv_dtype', 'weight_dtype', 'weights_bytes', 'engine_version'];

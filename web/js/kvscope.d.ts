@@ -82,7 +82,22 @@ export interface LlamaCppOptions {
   flash_attn?: boolean | null;
 }
 
-export type EngineId = 'plain' | 'vllm' | 'sglang' | 'tensorrt-llm' | 'llama.cpp';
+/** Ollama's settings (`ollama serve`'s environment, a Modelfile's PARAMETERs). */
+export interface OllamaOptions {
+  /** OLLAMA_CONTEXT_LENGTH / PARAMETER num_ctx; null = its default by VRAM. */
+  num_ctx?: Tokens | null;
+  /** OLLAMA_NUM_PARALLEL, default 1. */
+  num_parallel?: number | null;
+  /** OLLAMA_KV_CACHE_TYPE: f16 | q8_0 | q4_0. */
+  kv_cache_type?: string | null;
+  /** OLLAMA_FLASH_ATTENTION: auto | on | off. */
+  flash_attention?: string | null;
+  num_batch?: number | null;
+  /** PARAMETER num_gpu (layers on the GPUs); null = as many as fit. */
+  num_gpu?: number | null;
+}
+
+export type EngineId = 'plain' | 'vllm' | 'sglang' | 'tensorrt-llm' | 'llama.cpp' | 'ollama';
 
 /** What plan reads: estimate's inputs, the card, the layout and the engine with its knobs. */
 export interface PlanRequest extends EstimateRequest {
@@ -119,6 +134,7 @@ export interface PlanRequest extends EstimateRequest {
   sglang?: SglangOptions | null;
   tensorrt_llm?: TensorrtLlmOptions | null;
   llama_cpp?: LlamaCppOptions | null;
+  ollama?: OllamaOptions | null;
 }
 
 export interface SweepRequest extends PlanRequest {
@@ -546,6 +562,24 @@ export interface PlanReport extends EstimateReport {
     memory_bytes: Bytes;
     fits: boolean;
   }>;
+  /** Ollama: the layers llama.cpp's --fit (or Ollama's layout) kept on the GPUs; null otherwise. */
+  offload: {
+    gpu_layers: number;
+    layers: number;
+    fit_margin_bytes: Bytes;
+    compute_bytes: Bytes;
+  } | null;
+  /** Ollama: its settings as it resolved them; null for the other engines. */
+  ollama: {
+    num_ctx: Tokens;
+    num_ctx_source: string;
+    default_num_ctx: Tokens;
+    total_vram_bytes: Bytes;
+    num_parallel: number;
+    kv_cache_type: string;
+    flash_attention: boolean;
+    num_batch: number;
+  } | null;
   /** Unavailable (no bandwidth for the card): only `reason`. */
   roofline: {
     available: boolean;

@@ -85,6 +85,8 @@ export const FIELDS = {
   'sglang.mamba_full_memory_ratio': num(0.01, 100),  // SGLang hybrids: state pool / KV pool
   'tensorrt_llm.free_gpu_memory_fraction': num(0.01, 1),
   'llama_cpp.parallel': int(1, 1 << 16),
+  'ollama.num_ctx': unset(int(1, 2 ** 32 - 1)),  // null = Ollama's default for the VRAM (shown)
+  'ollama.num_parallel': int(1, 1 << 16),
   overhead_bytes: unset(int(0, BYTES)),
   kv_dtype: text(ID, 40),
   weight_dtype: text(ID, 40),
@@ -116,7 +118,8 @@ export const DEFAULTS = Object.freeze({
   gpus: null, tensor_parallel: 1, pipeline_parallel: 1,
   engine: 'vllm', engine_version: '', 'vllm.gpu_memory_utilization': null, block_size_tokens: null,
   'sglang.mem_fraction_static': null, 'sglang.mamba_full_memory_ratio': 0.9,
-  'tensorrt_llm.free_gpu_memory_fraction': 0.9, 'llama_cpp.parallel': 1, overhead_bytes: null,
+  'tensorrt_llm.free_gpu_memory_fraction': 0.9, 'llama_cpp.parallel': 1,
+  'ollama.num_ctx': null, 'ollama.num_parallel': 1, overhead_bytes: null,
   kv_dtype: 'auto', weight_dtype: 'auto',
   context_tokens: 131072, batch: 1, shared_prefix_tokens: null, prompt_lengths: '', output_lengths: '',
   prompt_tokens: 5, output_tokens: 64,
@@ -321,6 +324,16 @@ export function cardShareOf(plan, field) {
   const b = plan.budget;
   if (CARD_SHARE[plan.input.engine] !== field || b.kv_memory_given || !plan.gpu.memory_bytes) return null;
   return Number((b.requested_bytes / plan.gpu.memory_bytes).toFixed(4));
+}
+
+/**
+ * The value a plan ran at for a knob left empty: the engine's share of the card (cardShareOf), or
+ * the num_ctx Ollama took; null for any other field.
+ * @param {import('./kvscope').PlanReport} plan @param {string} field a state field
+ */
+export function engineDefaultOf(plan, field) {
+  if (field === 'ollama.num_ctx') return plan.ollama?.num_ctx ?? null;
+  return cardShareOf(plan, field);
 }
 
 /** Sets a request key, a dotted one ("vllm.gpu_memory_utilization") in its group. */

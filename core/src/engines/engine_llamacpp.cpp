@@ -434,7 +434,8 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   if (!planned.ok) return planned;
   PlanReport& out = planned.value;
   out.max_model_len = stream_cells(n_ctx, in).value();  // plan_llama_server checked it fits
-  add_startup_error_and_notes(out, shape, in, std::max<size_t>(1, in.gpus), rules.cell_pad);
+  add_startup_error_and_notes(out, shape, in, static_cast<size_t>(std::max<uint64_t>(1, in.gpus)),
+                              rules.cell_pad);
   return planned;
 }
 

@@ -62,7 +62,8 @@ PlanInput trial_input(const Search& s, const Card& card, const Trial& t, uint64_
   if (s.engine->one_server_devices) {
     in.tensor_parallel = in.pipeline_parallel = 1;
     in.gpus = t.replica_gpus();
-    in.llama_cpp.parallel = slots;
+    in.llama_cpp.parallel = in.ollama.num_parallel = slots;
+    in.ollama.num_ctx = s.context_tokens;  // Ollama: num_ctx per slot, -c num_ctx x slots
     in.model.context_tokens = slots * s.context_tokens;  // the caller keeps it below 2^40
     in.model.batch = slots;
     in.max_model_len = 0;
