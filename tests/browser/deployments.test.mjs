@@ -109,6 +109,30 @@ test('Qwen3-Next under SGLang: the recurrent-state pool, the request cap, and it
   await page.close();
 });
 
+test('Qwen3-32B under Ollama on an RTX 4090: its default num_ctx shown, and the layers it spills to the CPU', async () => {
+  const ollama = { ...DEFAULTS, model: 'qwen3-32b', gpu: 'rtx-4090', engine: 'ollama', weight_dtype: 'q4_k_m', context_tokens: 40960 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(ollama)}`);
+  const expected = cliPlan(ollama);
+  // num_ctx left to Ollama: its default for 24 GiB of VRAM, shorter than the 40,960-token target.
+  assert.equal(await page.inputValue('#num-ctx'), '');
+  assert.equal(await page.getAttribute('#num-ctx', 'placeholder'), String(expected.ollama.num_ctx));
+  assert.equal(expected.ollama.num_ctx, 32768);
+  assert.equal(await page.getAttribute('.verdict', 'data-target-met'), 'false');
+  assert.match(await page.textContent('#verdict-headline'), /OLLAMA_CONTEXT_LENGTH=40960/);
+  await page.fill('#num-ctx', '40960');
+  await page.dispatchEvent('#num-ctx', 'change');
+  await page.waitForURL(/ollama.num_ctx=40960/);
+  const spilled = cliPlan({ ...ollama, 'ollama.num_ctx': 40960 });
+  assert.ok(spilled.offload.gpu_layers < spilled.offload.layers);
+  await page.waitForSelector('#verdict-spill');
+  assert.match(await page.textContent('#verdict-spill'),
+    new RegExp(`Only ${spilled.offload.gpu_layers} of ${spilled.offload.layers} layers fit on the GPU`));
+  assert.match(await page.inputValue('#engine-command'), /OLLAMA_CONTEXT_LENGTH=40960 ollama serve/);
+  await screenshot(page, 'page-qwen3-32b-ollama-spill');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('A KV dtype the engine has no name for is named under its launch command, not passed on', async () => {
   const int8 = { ...DEFAULTS, gpu: 'h100-sxm-80gb', kv_dtype: 'int8', context_tokens: 8192 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(int8)}`);

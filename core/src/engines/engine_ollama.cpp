@@ -273,9 +273,13 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   if (!p.starts) {
     t.reason = "Ollama does not start";
   } else if (t.context_tokens > ran.num_ctx) {
-    t.reason = "num_ctx " + with_commas(ran.num_ctx) + " (" + ran.num_ctx_source +
-               ") is shorter than " + with_commas(t.context_tokens) +
-               " tokens: Ollama truncates the prompt; set OLLAMA_CONTEXT_LENGTH=" +
+    t.reason = "Ollama's num_ctx is " + with_commas(ran.num_ctx) +
+               (in.ollama.num_ctx != 0 ? std::string()
+                : version == "0.12"
+                    ? std::string(" (its default)")
+                    : " (its default for " + format_gib(ran.total_vram_bytes) + " of VRAM)") +
+               ", shorter than " + with_commas(t.context_tokens) +
+               " tokens: it cuts the prompt; set OLLAMA_CONTEXT_LENGTH=" +
                std::to_string(t.context_tokens);
   } else if (!t.met) {
     t.reason = std::to_string(ran.num_parallel) + " slot" + (ran.num_parallel == 1 ? "" : "s") +

@@ -17,7 +17,9 @@ export function verdictView(report, handlers) {
   // A started engine that holds fewer sequences than asked for has not answered the question.
   const target = report.target;
   const missed = starts && target !== null && !target.met;
-  const at = `${model} on ${card} at max_model_len ${commas(report.max_model_len)}`;
+  const slots = report.ollama && report.ollama.num_parallel > 1 ? ` in ${report.ollama.num_parallel} slots` : '';
+  const at = report.ollama ? `${model} on ${card} at num_ctx ${commas(report.ollama.num_ctx)}${slots}`
+    : `${model} on ${card} at max_model_len ${commas(report.max_model_len)}`;
   return h('div', { class: `verdict ${starts && !missed ? 'ok' : 'bad'}`,
     'data-starts': String(starts), 'data-fits': String(fits), 'data-target-met': String(target ? target.met : true) },
     h('p', { class: 'headline', id: 'verdict-headline' },
@@ -29,7 +31,18 @@ export function verdictView(report, handlers) {
       h('button', { type: 'button', id: 'use-fitting-context', onclick: () => handlers.onUseContext(fits) },
         `Use ${commas(fits)}`)) : null,
     !starts && fits === 0 ? h('p', {}, 'Not even a short request fits: the weights and the engine reserve take the whole budget.') : null,
+    spill(report),
     closeCall(report));
+}
+
+// Layers a server that fits them to the card (Ollama: llama.cpp's --fit) left on the CPU.
+function spill(report) {
+  const o = report.offload;
+  if (!report.starts || !o || o.gpu_layers >= o.layers) return null;
+  const longest = report.max_context > 0
+    ? ` Every layer stays on the GPU up to num_ctx ${commas(report.max_model_len_that_fits)}.` : '';
+  return h('p', { class: 'warn', id: 'verdict-spill' },
+    `Only ${o.gpu_layers} of ${o.layers} layers fit on the GPU beside the cache: the other ${o.layers - o.gpu_layers} run on the CPU, and every token waits on host memory.${longest}`);
 }
 
 // Where the answer turns on what kvscope estimates (vLLM's activation peak, non-torch memory).
