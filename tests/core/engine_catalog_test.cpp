@@ -61,9 +61,11 @@ TEST(EngineCatalog, LaunchCommandsCarryThePlansLayoutAndKnobs) {
       "engine": "llama.cpp", "context_tokens": 32768, "kv_dtype": "q8_0",
       "llama_cpp": {"parallel": 4}})");
   // -c is the context of all slots together, as the plan sized it; a q8_0 V cache needs flash
-  // attention, and every layer goes to the GPU as the plan places it.
+  // attention; the slots share one cache (-kvu: an explicit --parallel splits it otherwise), and
+  // every layer goes to the GPU as the plan places it.
   EXPECT_EQ(llama.launch_command,
-            "llama-server -m model.gguf -c 32768 --parallel 4 -ctk q8_0 -ctv q8_0 -fa on -ngl 999");
+            "llama-server -m model.gguf -c 32768 --parallel 4 -ctk q8_0 -ctv q8_0 -fa on -kvu "
+            "-ngl 999");
   const PlanReport long_context = planned(R"({"model": "qwen3-32b", "gpu": "h200-sxm-141gb",
       "max_model_len": 131072, "allow_long_context": true})");
   EXPECT_EQ(long_context.launch_command.rfind("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve", 0), 0u);

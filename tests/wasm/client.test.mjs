@@ -27,6 +27,7 @@ const SCENARIOS = [
   { model: 'mistral-7b-v0.1', gpu: 'rtx-4090', engine: 'llama.cpp', kv_dtype: 'q8_0', weight_dtype: 'q4_k_m', llama_cpp: { parallel: 4 }, context_tokens: 8192 },
   { model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tensor_parallel: 4, pipeline_parallel: 2, context_tokens: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: 'lognormal:mean=500,p99=4000' },
   { model: 'llama-3.1-8b', gpu_memory_bytes: 24e9, gpu_bandwidth_bytes_per_s: 1e12, gpu_dense_tflops: 165, context_tokens: 8192, set: { num_key_value_heads: 4 } },
+  { model: 'qwen3-32b', gpu: 'rtx-4090', engine: 'ollama', weight_dtype: 'q4_k_m', ollama: { num_ctx: 40960, num_parallel: 2, kv_cache_type: 'q8_0' } },
 ];
 
 test('plan: the module and the CLI print the same JSON', () => {

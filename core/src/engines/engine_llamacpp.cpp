@@ -478,7 +478,11 @@ LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::str
   }
   if (!in.llama_cpp.flash_attn && std::find(w.begin(), w.end(), "-fa") == w.end())
     w.insert(w.end(), {"-fa", "off"});
+  // An explicit --parallel leaves common.h's kv_unified = false (tools/server/server.cpp unifies
+  // only the automatic -np, 4 slots): the plan's shared cache needs -kvu in builds of 2026.
   if (!in.llama_cpp.kv_unified) w.push_back("--no-kv-unified");
+  if (in.llama_cpp.kv_unified && in.llama_cpp.parallel > 1 && r.engine_version != "2025")
+    w.push_back("-kvu");
   // Every layer on the GPUs, as the plan sizes them: builds before -ngl's "auto" default kept
   // layers on the CPU unless told.
   w.insert(w.end(), {"-ngl", in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers
