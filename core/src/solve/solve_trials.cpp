@@ -199,7 +199,17 @@ Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Plan
   return p;
 }
 
-// llama.cpp: the most slots one server of `tp x pp` devices holds at the context, found with
+namespace {
+
+// A server that fits layers to the card (Ollama) starts with some on the CPU; a buyer's plan keeps
+// every layer on the GPUs.
+bool on_gpus(const PlanReport& r) {
+  return r.starts && (!r.offload.present || r.offload.gpu_layers == r.offload.layers);
+}
+
+}  // namespace
+
+// llama.cpp, Ollama: the most slots one server of `tp x pp` devices holds at the context, found with
 // its own buffer arithmetic (one plan for all N, else a search below what fits).
 Result<PlanState> plan_server(const Search& s, const Card& card, Trial& t, Planner& plan) {
   const uint64_t n = s.options.concurrency;
@@ -209,7 +219,7 @@ Result<PlanState> plan_server(const Search& s, const Card& card, Trial& t, Plann
   Result<PlanState> p = at(std::min(n, max_slots));
   if (!p.ok) return p;
   uint64_t slots = std::min(n, max_slots);
-  if (!p.value.report.starts) {
+  if (!on_gpus(p.value.report)) {
     // The cells that fit beside the weights, in whole contexts: exact for full-attention
     // caches, and a start for the search where sliding windows and states scale with slots.
     const uint64_t guess = std::min(slots - 1, p.value.report.max_context / s.context_tokens);
@@ -218,13 +228,13 @@ Result<PlanState> plan_server(const Search& s, const Card& card, Trial& t, Plann
     if (guess > 0) {
       Result<PlanState> q = at(guess);
       if (!q.ok) return q;
-      if (q.value.report.starts) {
+      if (on_gpus(q.value.report)) {
         lo = guess;
         best = std::move(q);
         if (guess < hi) {  // one more slot: where it fails, the guess was exact
           Result<PlanState> more = at(guess + 1);
           if (!more.ok) return more;
-          if (more.value.report.starts) {
+          if (on_gpus(more.value.report)) {
             lo = guess + 1;
             best = std::move(more);
           } else {
@@ -239,7 +249,7 @@ Result<PlanState> plan_server(const Search& s, const Card& card, Trial& t, Plann
       const uint64_t mid = lo + (hi - lo + 1) / 2;
       Result<PlanState> q = at(mid);
       if (!q.ok) return q;
-      if (q.value.report.starts) {
+      if (on_gpus(q.value.report)) {
         lo = mid;
         best = std::move(q);
       } else {
@@ -250,7 +260,7 @@ Result<PlanState> plan_server(const Search& s, const Card& card, Trial& t, Plann
       Result<PlanState> one = at(1);
       if (!one.ok) return one;
       record(one.value.report, t);
-      if (!one.value.report.starts) {
+      if (!on_gpus(one.value.report)) {
         refused(s, one.value.report, t);
         return one;
       }
