@@ -122,6 +122,24 @@ TEST(Solve, TheBestLayoutMeetsTheTargetAndNoCheaperOneDoes) {
 
 // The seed article's card: Llama-3.1-8B in bf16 on a 24 GB card holds 31,488 tokens, a fifth of
 // one 131,072-token sequence; one sequence at full length needs a second card.
+// Ollama fits layers to the card and runs the rest on the CPU: the solver keeps looking for the
+// formats that hold every layer on the GPU (Qwen3-32B at 40,960 tokens on one RTX 4090: not bf16).
+TEST(Solve, OllamaOptionsKeepEveryLayerOnTheGpu) {
+  SolveOptions o = target(1, {"rtx-4090"});
+  o.max_gpus = 1;
+  const SolveReport r = solved(model("qwen3-32b", "ollama", 40960), o);
+  ASSERT_TRUE(r.met);
+  const SolveOption& best = r.options.front();
+  EXPECT_NE(best.weight_dtype, "bf16");
+  PlanInput planned = model("qwen3-32b", "ollama", 40960);
+  planned.gpu_id = "rtx-4090";
+  planned.weight_dtype = best.weights_choice;
+  planned.model.kv_dtype = best.kv_dtype == "fp16" ? "auto" : best.kv_dtype;
+  planned.ollama.num_ctx = 40960;
+  const PlanReport p = test::plan_ok(planned);
+  EXPECT_EQ(p.offload.gpu_layers, p.offload.layers);
+}
+
 TEST(Solve, TheSeedArticlesCardNeedsASecondGpuForOneFullLengthSequence) {
   PlanInput base = model("llama-3.1-8b", "vllm", 131072);
   base.gpu_memory_bytes = 24'000'000'000;
