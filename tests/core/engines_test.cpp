@@ -409,5 +409,26 @@ TEST(Engines, LlamaCppKvBuffersPerDevice) {
   EXPECT_EQ(plan(split).error.field, "tensor_parallel");
 }
 
+// No -c: builds of 2026 start from n_ctx_train and --fit cuts it to what the GPU holds with 1 GiB
+// free (common/fit.cpp); Qwen3-32B in Q4_K_M on a 24 GB card keeps every layer there at a shorter
+// context, and the command leaves -c and -ngl to --fit.
+TEST(Engines, LlamaCppFitsTheContextWhenNoneIsAsked) {
+  PlanInput in = llamacpp("qwen3-32b", 0);
+  in.weight_dtype = "q4_k_m";
+  const PlanReport p = plan_ok(in);
+  ASSERT_TRUE(p.offload.present);
+  EXPECT_EQ(p.offload.gpu_layers, p.offload.layers);
+  EXPECT_LT(p.max_model_len, 40960u);
+  EXPECT_GE(p.max_model_len, 4096u);
+  EXPECT_EQ(p.max_model_len % 256, 0u);
+  EXPECT_TRUE(p.starts);
+  EXPECT_EQ(p.launch_command.find(" -c "), std::string::npos);
+  EXPECT_EQ(p.launch_command.find("-ngl"), std::string::npos);
+  in.model.context_tokens = 40960;  // asked for: planned as asked, every layer as -ngl 999 puts it
+  const PlanReport asked = plan_ok(in);
+  EXPECT_FALSE(asked.offload.present);
+  EXPECT_EQ(asked.max_model_len, 40960u);
+}
+
 }  // namespace
 }  // namespace kvscope

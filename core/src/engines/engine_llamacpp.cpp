@@ -329,7 +329,7 @@ uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dty
 
 // The refusal when the buffers do not fit, and what the plan leaves out.
 void add_startup_error_and_notes(PlanReport& r, const ModelShape& shape, const PlanInput& in,
-                                 size_t devices, uint64_t cell_pad) {
+                                 size_t devices, uint64_t cell_pad, bool fitted) {
   if (!r.starts) {
     r.startup_error =
         "the K and V buffers (" + format_gib(r.kv_pool_bytes) +
@@ -341,8 +341,8 @@ void add_startup_error_and_notes(PlanReport& r, const ModelShape& shape, const P
   r.notes.push_back("llama.cpp: n_ctx padded to " + std::to_string(cell_pad) + " cells, " +
                     std::string(in.llama_cpp.kv_unified ? "one unified cache for "
                                                         : "one stream per sequence for ") +
-                    std::to_string(in.llama_cpp.parallel) +
-                    " sequences; compute buffers not included");
+                    std::to_string(in.llama_cpp.parallel) + " sequences" +
+                    (fitted ? std::string() : "; compute buffers not included"));
   if (!llamacpp_windows(shape.model_type) &&
       std::any_of(shape.layers.begin(), shape.layers.end(),
                   [](const LayerSpec& l) { return l.windowed(); })) {
@@ -428,14 +428,41 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   if (in.engine_version == "2025") in.llama_cpp.mla_v_cache = in.llama_cpp.output_layer_last = true;
   if (in.llama_cpp.parallel == 0)
     return R::failure(make_error(kInvalidValue, "llama_cpp.parallel", "must be at least 1"));
-  const LlamaServerRules rules = llamacpp_rules(in);
-  const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  LlamaServerRules rules = llamacpp_rules(in);
+  uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
+  // No context asked for: builds of 2026 take n_ctx_train and --fit (on by default) shrinks it to
+  // what the GPUs hold with 1 GiB free, not under 4,096 per stream, then moves layers to the CPU
+  // unless -ngl was given (common/fit.cpp common_params_fit_impl, PR #16653, #22171).
+  const bool fitted = given.model.context_tokens == 0 && given.max_model_len == 0 &&
+                      in.engine_version != "2025" && !r.kv_memory_given;
+  const uint64_t streams = in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel;
+  if (fitted) {
+    rules.fit_layers = true;
+    rules.fit_margin_bytes = 1024 * (uint64_t{1} << 20);  // --fit-target
+    n_ctx = (CheckedU64(n_ctx) * streams).value();
+    const Result<PlanReport> whole = plan_llama_server(r, shape, in, n_ctx, rules);
+    if (!whole.ok) return whole;
+    if (whole.value.offload.gpu_layers < whole.value.offload.layers) {
+      const uint64_t step = rules.cell_pad * streams;
+      n_ctx = std::max(whole.value.max_context / step * step, uint64_t{4096} * streams);
+    }
+  }
   Result<PlanReport> planned = plan_llama_server(std::move(r), shape, in, n_ctx, rules);
   if (!planned.ok) return planned;
   PlanReport& out = planned.value;
   out.max_model_len = stream_cells(n_ctx, in).value();  // plan_llama_server checked it fits
   add_startup_error_and_notes(out, shape, in, static_cast<size_t>(std::max<uint64_t>(1, in.gpus)),
-                              rules.cell_pad);
+                              rules.cell_pad, fitted);
+  if (fitted) {
+    out.estimate.workload.context_tokens = out.max_model_len;
+    out.notes.push_back("llama.cpp: no -c, so --fit took n_ctx " + with_commas(n_ctx) +
+                        " (n_ctx_train, cut to what the GPUs hold with 1 GiB free beside an "
+                        "estimated compute buffer, 4,096 per sequence at least)" +
+                        (out.offload.gpu_layers < out.offload.layers
+                             ? ", then " + std::to_string(out.offload.gpu_layers) + " of " +
+                                   std::to_string(out.offload.layers) + " layers on the GPUs"
+                             : std::string()));
+  }
   return planned;
 }
 
@@ -447,9 +474,11 @@ void llamacpp_ssm_state_default(ModelShape& shape) { shape.ssm_state_dtype = "fp
 LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::string_view) {
   LaunchCommand out;
   const uint64_t n_ctx = in.model.context_tokens != 0 ? in.model.context_tokens : r.max_model_len;
-  std::vector<std::string> w = {
-      "llama-server",        "-m",         gguf_file_name(in, r, out.unexpressed), "-c",
-      std::to_string(n_ctx), "--parallel", std::to_string(in.llama_cpp.parallel)};
+  // A plan --fit sized (no context asked for) leaves -c and -ngl to llama-server's --fit.
+  const bool fitted = r.offload.present;
+  std::vector<std::string> w = {"llama-server", "-m", gguf_file_name(in, r, out.unexpressed)};
+  if (!fitted) w.insert(w.end(), {"-c", std::to_string(n_ctx)});
+  w.insert(w.end(), {"--parallel", std::to_string(in.llama_cpp.parallel)});
   if (in.model.kv_dtype != "auto" || !in.llama_cpp.v_dtype.empty()) {
     // ggml's type names, the list -ctk and -ctv accept (common/arg.cpp kv_cache_types).
     const auto ggml_name = [&](const std::string& kv, const char* flag) {
@@ -485,9 +514,11 @@ LaunchCommand launch_llamacpp(const PlanInput& in, const PlanReport& r, std::str
     w.push_back("-kvu");
   // Every layer on the GPUs, as the plan sizes them: builds before -ngl's "auto" default kept
   // layers on the CPU unless told.
-  w.insert(w.end(), {"-ngl", in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers
-                                 ? std::string("999")
-                                 : std::to_string(in.llama_cpp.n_gpu_layers)});
+  if (!fitted || in.llama_cpp.n_gpu_layers != LlamacppOptions{}.n_gpu_layers) {
+    w.insert(w.end(), {"-ngl", in.llama_cpp.n_gpu_layers == LlamacppOptions{}.n_gpu_layers
+                                   ? std::string("999")
+                                   : std::to_string(in.llama_cpp.n_gpu_layers)});
+  }
   if (!in.llama_cpp.tensor_split.empty()) {
     std::string split;
     for (double s : in.llama_cpp.tensor_split)
