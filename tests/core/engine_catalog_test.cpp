@@ -66,6 +66,13 @@ TEST(EngineCatalog, LaunchCommandsCarryThePlansLayoutAndKnobs) {
   EXPECT_EQ(llama.launch_command,
             "llama-server -m model.gguf -c 32768 --parallel 4 -ctk q8_0 -ctv q8_0 -fa on -kvu "
             "-ngl 999");
+  // A KV budget given outright is --kv-cache-memory-bytes (the 0.14 line on), none before.
+  const PlanReport budget = planned(R"({"model": "llama-3.1-8b", "kv_memory_bytes": 21474836480})");
+  EXPECT_NE(budget.launch_command.find(" --kv-cache-memory-bytes 21474836480"), std::string::npos);
+  const PlanReport old_budget = planned(
+      R"({"model": "llama-3.1-8b", "kv_memory_bytes": 21474836480, "engine_version": "0.8"})");
+  EXPECT_EQ(old_budget.launch_command.find("--kv-cache-memory-bytes"), std::string::npos);
+  ASSERT_EQ(old_budget.launch_unexpressed.size(), 1u);
   const PlanReport long_context = planned(R"({"model": "qwen3-32b", "gpu": "h200-sxm-141gb",
       "max_model_len": 131072, "allow_long_context": true})");
   EXPECT_EQ(long_context.launch_command.rfind("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve", 0), 0u);

@@ -2,13 +2,15 @@
 // (engine_vllm_groups.cpp): vllm/v1/core/kv_cache_utils.py (get_kv_cache_config_from_groups, get_num_blocks,
 // _report_kv_cache_config, get_max_concurrency_for_kv_cache_config, _check_enough_kv_cache_memory,
 // estimate_max_model_len); see shared/docs/engine-formulas.md §1.
+#include "engines/vllm/engine_vllm.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "engines/vllm/engine_vllm.hpp"
-#include "kvscope/model/parallelism.hpp"
+#include "base/one_of.hpp"
 #include "kvscope/base/units.hpp"
+#include "kvscope/model/parallelism.hpp"
 
 namespace kvscope::engines {
 namespace {
@@ -432,6 +434,20 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   }
   if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
     w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
+  // A KV budget given outright: --kv-cache-memory-bytes sizes the pool whatever
+  // gpu_memory_utilization says (vllm/config/cache.py CacheConfig.kv_cache_memory_bytes, in the
+  // 0.14 line and later), which still gates the start on the free memory.
+  if (r.kv_memory_given) {
+    if (is_one_of(r.engine_version, {"0.8", "v0", "0.7"})) {
+      out.unexpressed.push_back("vLLM " + r.engine_version_label +
+                                " sizes its KV cache only from --gpu-memory-utilization: a budget "
+                                "of " +
+                                std::to_string(in.kv_memory_bytes) +
+                                " bytes needs --kv-cache-memory-bytes, of later releases");
+    } else {
+      w.insert(w.end(), {"--kv-cache-memory-bytes", std::to_string(in.kv_memory_bytes)});
+    }
+  }
   out.command = shell_command(w);
   return out;
 }
