@@ -1,7 +1,7 @@
 // Ollama (github.com/ollama/ollama, read at v0.24.0 and v0.33.0-rc2): since 0.30 it starts
-// llama-server with -c num_ctx x num_parallel and -np num_parallel and lets llama.cpp's --fit choose
-// the layers on the GPUs (llm/llama_server.go startLlamaServer, PR #16031); from 0.11.11 to 0.24 its
-// own engine kept the caches (kvcache/causal.go) and placed the layers (llm/server.go
+// llama-server with -c num_ctx x num_parallel and -np num_parallel and lets llama.cpp's --fit
+// choose the layers on the GPUs (llm/llama_server.go startLlamaServer, PR #16031); from 0.11.11 to
+// 0.24 its own engine kept the caches (kvcache/causal.go) and placed the layers (llm/server.go
 // createLayout). Either way the context comes from Ollama's settings, not a memory budget.
 #include <algorithm>
 #include <cctype>
@@ -53,8 +53,8 @@ CheckedU64 ollama_cache_cells(const LayerSpec& l, uint64_t n_ctx, const PlanInpu
   if (l.windowed()) {
     uint64_t memory = std::max(l.window_tokens, rules.sliding_memory_tokens);
     if (np > 1) memory = std::max(memory, l.window_tokens + 1);
-    if (memory < n_ctx / np)
-      return pad((CheckedU64(memory) * np + in.llama_cpp.ubatch).value(), 256);
+    const CheckedU64 cells = CheckedU64(memory) * np + in.llama_cpp.ubatch;
+    if (memory < n_ctx / np) return cells.overflowed() ? cells : pad(cells.value(), 256);
   }
   return pad(n_ctx, 256);
 }
@@ -119,19 +119,20 @@ Result<bool> ollama_request_options(PlanInput& in) {
   const std::string from_kv = ollama_kv_type(in.model.kv_dtype);
   if (!o.kv_cache_type.empty()) {
     if (ollama_kv_type(o.kv_cache_type).empty() || o.kv_cache_type == "auto") {
-      return RB::failure(make_error(kInvalidValue, "ollama.kv_cache_type",
-                                    "OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not " +
-                                        quote_user_text(o.kv_cache_type)));
+      return RB::failure(make_error(
+          kInvalidValue, "ollama.kv_cache_type",
+          "OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not " + quote_user_text(o.kv_cache_type)));
     }
     if (in.model.kv_dtype != "auto" && from_kv != ollama_kv_type(o.kv_cache_type)) {
       return RB::failure(make_error(kInvalidValue, "ollama.kv_cache_type",
                                     o.kv_cache_type + " differs from kv_dtype " +
-                                        in.model.kv_dtype + ": give one of them"));
+                                        quote_user_text(in.model.kv_dtype) + ": give one of them"));
     }
   } else if (from_kv.empty()) {
     return RB::failure(make_error(kInvalidValue, "kv_dtype",
                                   "Ollama's KV cache (OLLAMA_KV_CACHE_TYPE) is f16, q8_0 or q4_0, "
-                                  "not " + quote_user_text(in.model.kv_dtype)));
+                                  "not " +
+                                      quote_user_text(in.model.kv_dtype)));
   }
   o.kv_cache_type = o.kv_cache_type.empty() ? from_kv : ollama_kv_type(o.kv_cache_type);
   in.model.kv_dtype = o.kv_cache_type == "f16" ? "fp16" : o.kv_cache_type;
@@ -151,12 +152,12 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   out.total_vram_bytes = r.kv_memory_given ? 0 : r.gpu_memory_bytes * devices;
   out.default_num_ctx = default_num_ctx(out.total_vram_bytes, version);
   out.num_ctx = o.num_ctx != 0 ? o.num_ctx : out.default_num_ctx;
-  out.num_ctx_source =
-      o.num_ctx != 0 ? "num_ctx given (OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx)"
-      : version == "0.12"
-          ? "Ollama's default before 0.15.5"
-          : "Ollama's default for " + format_gib(out.total_vram_bytes) + " of VRAM (4,096 under "
-            "23 GiB, 32,768 under 47 GiB, 262,144 from 47 GiB)";
+  out.num_ctx_source = o.num_ctx != 0 ? "num_ctx given (OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx)"
+                       : version == "0.12"
+                           ? "Ollama's default before 0.15.5"
+                           : "Ollama's default for " + format_gib(out.total_vram_bytes) +
+                                 " of VRAM (4,096 under "
+                                 "23 GiB, 32,768 under 47 GiB, 262,144 from 47 GiB)";
   const uint64_t trained = shape.max_position_embeddings;
   if (trained != 0 && out.num_ctx > trained) {
     r.notes.push_back("Ollama: num_ctx " + with_commas(out.num_ctx) + " is past the model's " +
@@ -167,29 +168,32 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   out.num_parallel = o.num_parallel;
   const CheckedU64 n_ctx = CheckedU64(out.num_ctx) * out.num_parallel;
   if (n_ctx.overflowed() || n_ctx.value() > UINT32_MAX) {
-    return R::failure(make_error(kOutOfRange, o.num_ctx != 0 ? "ollama.num_ctx" : "ollama.num_parallel",
+    return R::failure(make_error(kOutOfRange,
+                                 o.num_ctx != 0 ? "ollama.num_ctx" : "ollama.num_parallel",
                                  "num_ctx x num_parallel is past 4,294,967,295, the most cells "
                                  "llama.cpp's n_ctx holds"));
   }
   // Flash attention: since 0.30 llama.cpp's "auto" (on for the GPUs kvscope lists); before, on
   // for the models Ollama named unless OLLAMA_FLASH_ATTENTION said otherwise.
-  out.flash_attention = o.flash_attention == "on" ||
-                        (o.flash_attention == "auto" &&
-                         (runs_llama_server(version) || flash_attention_by_default(shape.model_type)));
+  out.flash_attention =
+      o.flash_attention == "on" ||
+      (o.flash_attention == "auto" &&
+       (runs_llama_server(version) || flash_attention_by_default(shape.model_type)));
   out.kv_cache_type = o.kv_cache_type;
   std::string refusal;
   if (!out.flash_attention && out.kv_cache_type != "f16") {
     if (runs_llama_server(version)) {
       refusal = "llama-server refuses a quantized V cache (" + out.kv_cache_type +
-                        ") without flash attention (OLLAMA_FLASH_ATTENTION=0): set it to 1 or "
-                        "leave it unset";
+                ") without flash attention (OLLAMA_FLASH_ATTENTION=0): set it to 1 or "
+                "leave it unset";
     } else {
-      r.notes.push_back("Ollama " + r.engine_version_label + ": OLLAMA_KV_CACHE_TYPE=" +
-                        out.kv_cache_type + " is ignored without flash attention (" +
-                        (o.flash_attention == "off" ? std::string("OLLAMA_FLASH_ATTENTION=0")
-                                                    : shape.model_type + " is not a model it enables it for") +
-                        "): the cache is f16 (\"quantized kv cache requested but flash attention "
-                        "disabled\")");
+      r.notes.push_back(
+          "Ollama " + r.engine_version_label + ": OLLAMA_KV_CACHE_TYPE=" + out.kv_cache_type +
+          " is ignored without flash attention (" +
+          (o.flash_attention == "off" ? std::string("OLLAMA_FLASH_ATTENTION=0")
+                                      : shape.model_type + " is not a model it enables it for") +
+          "): the cache is f16 (\"quantized kv cache requested but flash attention "
+          "disabled\")");
       out.kv_cache_type = "f16";
       const Result<Dtype> f16 = parse_dtype("fp16", DtypeUse::kKv, "kv_dtype");
       if (!f16.ok) return R::failure(f16.error);
@@ -201,12 +205,12 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   in.llama_cpp = LlamacppOptions{};
   in.llama_cpp.parallel = out.num_parallel;
   in.llama_cpp.legacy_mla_gguf = given.llama_cpp.legacy_mla_gguf;  // Ollama library GGUFs of 2024
-  in.llama_cpp.kv_unified = !runs_llama_server(version);  // -np given: a stream per slot
+  in.llama_cpp.kv_unified = !runs_llama_server(version);           // -np given: a stream per slot
   in.llama_cpp.flash_attn = out.flash_attention;
   in.llama_cpp.output_layer_last = !runs_llama_server(version);  // Ollama dropped it first
   in.llama_cpp.n_gpu_layers = o.num_gpu;
   const uint64_t free = left_after(r.gpu_memory_bytes * devices, CheckedU64(given.overhead_bytes));
-  out.num_batch = o.num_batch != 0       ? o.num_batch
+  out.num_batch = o.num_batch != 0 ? o.num_batch
                   : runs_llama_server(version)
                       ? automatic_batch(shape, r.weights_bytes, n_ctx.value(), free,
                                         r.gpu_memory_bytes, out.flash_attention)
@@ -238,12 +242,12 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   p.max_model_len_that_fits = p.max_context / 256 * 256;
   const LayerOffload& f = p.offload;
   if (f.gpu_layers < f.layers) {
-    p.notes.push_back(
-        "Ollama: " + std::to_string(f.gpu_layers) + " of " + std::to_string(f.layers) +
-        " layers on the GPU" + (devices > 1 ? "s" : "") + ", " +
-        std::to_string(f.layers - f.gpu_layers) +
-        " on the CPU: each token then waits on host memory (\"offloaded " +
-        std::to_string(f.gpu_layers) + "/" + std::to_string(f.layers) + " layers to GPU\")");
+    p.notes.push_back("Ollama: " + std::to_string(f.gpu_layers) + " of " +
+                      std::to_string(f.layers) + " layers on the GPU" + (devices > 1 ? "s" : "") +
+                      ", " + std::to_string(f.layers - f.gpu_layers) +
+                      " on the CPU: each token then waits on host memory (\"offloaded " +
+                      std::to_string(f.gpu_layers) + "/" + std::to_string(f.layers) +
+                      " layers to GPU\")");
   }
   p.notes.push_back(
       std::string(runs_llama_server(version)
@@ -256,9 +260,10 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   // No context given: the sequences are num_ctx long, as Ollama runs them.
   if (given.model.context_tokens == 0 && given.max_model_len == 0) {
     std::vector<std::string>& said = p.estimate.assumptions;
-    said.erase(std::remove_if(said.begin(), said.end(),
-                              [](const std::string& a) { return a.rfind("context not given", 0) == 0; }),
-               said.end());
+    said.erase(
+        std::remove_if(said.begin(), said.end(),
+                       [](const std::string& a) { return a.rfind("context not given", 0) == 0; }),
+        said.end());
     said.push_back("context not given: Ollama's num_ctx, " + with_commas(ran.num_ctx) + " tokens");
     p.estimate.workload.context_tokens = ran.num_ctx;
   }
@@ -284,8 +289,8 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   } else if (!t.met) {
     t.reason = std::to_string(ran.num_parallel) + " slot" + (ran.num_parallel == 1 ? "" : "s") +
                " serve" + (ran.num_parallel == 1 ? "s" : "") + " fewer than " +
-               std::to_string(t.sequences) + " sequences at once: set OLLAMA_NUM_PARALLEL=" +
-               std::to_string(t.sequences);
+               std::to_string(t.sequences) +
+               " sequences at once: set OLLAMA_NUM_PARALLEL=" + std::to_string(t.sequences);
   }
   return planned;
 }
@@ -303,7 +308,8 @@ LaunchCommand launch_ollama(const PlanInput& in, const PlanReport& r, std::strin
     serve.push_back(std::string("OLLAMA_FLASH_ATTENTION=") + (o.flash_attention ? "1" : "0"));
   serve.push_back("ollama");
   serve.push_back("serve");
-  std::string name(model.substr(model.rfind('/') == std::string_view::npos ? 0 : model.rfind('/') + 1));
+  std::string name(
+      model.substr(model.rfind('/') == std::string_view::npos ? 0 : model.rfind('/') + 1));
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const std::string gguf = gguf_file_name(in, r, out.unexpressed);

@@ -20,7 +20,7 @@ struct LlamaServerRules {
                             const LlamaServerRules& rules) = nullptr;
   // The model types whose sliding layers get a sliding cache; the rest keep full ones.
   bool (*windows)(const std::string& model_type) = nullptr;
-  uint64_t cell_pad = 256;  // n_ctx is a multiple of this
+  uint64_t cell_pad = 256;             // n_ctx is a multiple of this
   uint64_t sliding_memory_tokens = 0;  // tokens a sliding layer keeps past its window (Ollama)
   // Place as many layers as fit each GPU with `fit_margin_bytes` free and the compute buffer
   // (llama.cpp's --fit when -ngl is not given; Ollama's own layout before 0.30), instead of
