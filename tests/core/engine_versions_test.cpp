@@ -3,6 +3,7 @@
 // in tests/data/logs and VALIDATION.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -323,6 +324,27 @@ TEST(EngineVersions, VllmNumGpuBlocksOverrideReplacesTheBlocks) {
   const PlanReport v0 = plan_ok(in);
   EXPECT_EQ(v0.num_blocks, 1000u);
   EXPECT_EQ(v0.launch_command.rfind("VLLM_USE_V1=0 vllm serve", 0), 0u) << v0.launch_command;
+}
+
+// Gemma 4 31B with per-token-head fp8 scales: its two layer pages do not divide. vLLM refused
+// to unify them; from PR #45181 (the 0.25 line in kvscope) the smaller page is padded to the
+// larger, each of its blocks holding 16 tokens at the larger page's cost.
+TEST(EngineVersions, VllmPadsLayerPagesThatDoNotDivide) {
+  PlanInput in;
+  in.model.model_id = "gemma-4-31b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.model.kv_dtype = "fp8_per_token_head";
+  in.max_model_len = 32768;
+  in.engine_version = "0.21";
+  const Result<PlanReport> refused = plan(in);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.message.find("do not divide"), std::string::npos);
+  in.engine_version = "0.25";
+  const PlanReport padded = plan_ok(in);
+  ASSERT_FALSE(padded.kv_cache_groups.types.empty());
+  for (const KvCacheGroupType& t : padded.kv_cache_groups.types) EXPECT_EQ(t.block_tokens, 16u);
+  EXPECT_TRUE(std::any_of(padded.notes.begin(), padded.notes.end(),
+                          [](const std::string& n) { return n.rfind("page padding:", 0) == 0; }));
 }
 
 // llama.cpp build 6182 on Vulkan without flash attention (llama.cpp issue #16188): gpt-oss-20b's

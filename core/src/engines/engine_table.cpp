@@ -117,7 +117,9 @@ EngineProfile vllm_row() {
       {"0.28", "0.28", "0.28", "dense models reserve no CUDA-graph memory (Model Runner V2)"},
       {"0.26", "0.26-0.27", "0.26-0.27", "160 GiB cards batch 8192 tokens, not 16384"},
       {"0.25", "0.25", "0.25", "sliding windows hold one batch, not every batch in flight"},
-      {"0.21", "0.21-0.24", "0.21-0.24", "dense models reserve CUDA-graph memory too"},
+      {"0.21", "0.21-0.24", "0.21-0.24",
+       "dense models reserve CUDA-graph memory too; layer pages that do not divide are refused, "
+       "not padded (PR #45181)"},
       {"0.20", "0.20", "0.20",
        "GPU KV cache size is blocks x block size, not concurrency x length"},
       {"0.16", "0.16-0.19 (0.10-0.13 count alike)", "0.10-0.13, 0.16-0.19",

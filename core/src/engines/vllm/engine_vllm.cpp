@@ -61,6 +61,7 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   out.in_flight_batches = line >= 26;
   out.largest_card_tier = line >= 28;
   out.null_block = line >= 29;
+  out.pads_pages = line >= 25;
   out.cpu_backend_wording = line >= 29;
   return out;
 }
@@ -308,6 +309,7 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
   rules.attention_per_token = pages.value.attention_per_token;
   rules.mamba_page = pages.value.mamba_page;
   rules.windowed_blocks = release.hybrid_allocator && !in.vllm.disable_hybrid_kv_cache_manager;
+  rules.pad_pages = release.pads_pages;
   rules.kv_dtype = r.estimate.kv_dtype;
   const Result<VllmLayout> layout = vllm_layout(shape.layers, rules, &r.notes);
   if (!layout.ok) return R::failure(layout.error);

@@ -18,6 +18,7 @@ struct VllmType {
   uint64_t page_bytes = 0;  // one block of one layer
   uint64_t block = 0;       // tokens per block (grown by page unification)
   uint64_t layers = 0;
+  bool mla = false;  // an MLA layer: its page cannot be padded
 };
 
 // The groups of one GPU's layers: the spec types, the common page, layers per group, groups.
@@ -35,6 +36,7 @@ struct VllmLayoutRules {
   uint64_t attention_per_token = 0;
   uint64_t mamba_page = 0;
   bool windowed_blocks = true;
+  bool pad_pages = false;  // a non-MLA page that does not divide the largest is padded to it
   Dtype kv_dtype;
 };
 
@@ -62,6 +64,9 @@ struct VllmRelease {
   bool in_flight_batches = false;  // 0.26 on: windows hold every in-flight batch (PR #47728)
   bool largest_card_tier = false;  // 0.28 on: 16384 batched tokens on 160 GiB cards
   bool null_block = false;         // 0.29 on: one block held back from the check (PR #47272)
+  // A non-MLA attention page that does not divide the largest is padded to it instead of refused
+  // (PR #45181, merged June 2026; 0.26.0 pads, issue #40388): kvscope from the 0.25 line.
+  bool pads_pages = false;
   // The refusal's newer wording ("the model's max seq len", the CPU backend's clauses), as in the
   // 0.29 source (kv_cache_planning.py _check_enough_kv_cache_memory); when it came is not known.
   bool cpu_backend_wording = false;

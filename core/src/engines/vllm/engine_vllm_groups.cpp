@@ -42,6 +42,7 @@ Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmL
     const CheckedU64 page = CheckedU64(per_token.value) * rules.block_tokens;
     if (page.overflowed()) return RL::failure(page_too_large);
     t.page_bytes = page.value();
+    t.mla = l.attention == AttentionKind::kMla;
     add_layer(t);
   }
   if (types.empty())
@@ -62,11 +63,24 @@ Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmL
   }
   // Different page sizes (Gemma 4's two head sizes, MiMo's sliding heads): each smaller page's
   // block grows until its page equals the largest (kv_cache_utils.py
-  // unify_kv_cache_spec_page_size); pages that do not divide the largest cannot be unified.
+  // unify_kv_cache_spec_page_size); a page that does not divide the largest is refused, or, from
+  // PR #45181, padded to it when the layer is not MLA: its block keeps its tokens and costs the
+  // largest page.
   for (const VllmType& t : types) out.page = std::max(out.page, t.page_bytes);
   for (VllmType& t : types) {
     t.block = rules.block_tokens;
     if (t.page_bytes == out.page || t.page_bytes == 0) continue;
+    if (out.page % t.page_bytes != 0 && rules.pad_pages && !t.mla) {
+      if (notes != nullptr) {
+        notes->push_back("page padding: " + std::string(attention_kind_name(t.kind)) +
+                         " layers' pages of " + std::to_string(t.page_bytes) +
+                         " bytes do not divide the largest (" + std::to_string(out.page) +
+                         "): each is padded to it, holding " + std::to_string(t.block) +
+                         " tokens (PR #45181)");
+      }
+      t.page_bytes = out.page;
+      continue;
+    }
     if (out.page % t.page_bytes != 0) {
       return RL::failure(make_error(kUnsupported, "engine",
                                     "vllm: layer pages of " + std::to_string(t.page_bytes) +
