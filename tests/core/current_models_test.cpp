@@ -212,12 +212,15 @@ TEST(CurrentModels, MtpDraftLayersJoinThePool) {
 }
 
 // vLLM's Mamba cache modes: states per request none = 1 (+ speculative tokens), align = 2, all =
-// one per block of the request.
+// one per block of the request; a hybrid's default is align from the 0.29 line (PR #50991), none
+// before.
 TEST(CurrentModels, VllmMambaCacheModes) {
   PlanInput in;
   in.model.config_json = test::read_data("real-configs/qwen__qwen3-next-80b-a3b-instruct.json");
   in.kv_memory_bytes = uint64_t{40} << 30;
   in.max_model_len = 32768;
+  const PlanReport by_default = test::plan_ok(in);
+  in.vllm.mamba_cache_mode = "none";
   const PlanReport none = test::plan_ok(in);
   in.vllm.mamba_cache_mode = "align";
   const PlanReport align = test::plan_ok(in);
@@ -225,6 +228,10 @@ TEST(CurrentModels, VllmMambaCacheModes) {
   const PlanReport all = test::plan_ok(in);
   EXPECT_GT(none.max_concurrency, align.max_concurrency);
   EXPECT_GT(align.max_concurrency, all.max_concurrency);
+  EXPECT_EQ(by_default.max_concurrency, align.max_concurrency);
+  in.vllm.mamba_cache_mode.clear();
+  in.engine_version = "0.28";
+  EXPECT_EQ(test::plan_ok(in).max_concurrency, none.max_concurrency);
   in.vllm.mamba_cache_mode = "sometimes";
   EXPECT_EQ(plan(in).error.field, "vllm.mamba_cache_mode");
 }

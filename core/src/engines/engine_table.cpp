@@ -114,7 +114,9 @@ EngineProfile vllm_row() {
   vllm.info.versions = {
       {"0.29", "0.29 and later (current)", "0.29-",
        "the start-up check keeps one block back, the null block (PR #47272)"},
-      {"0.28", "0.28", "0.28", "dense models reserve no CUDA-graph memory (Model Runner V2)"},
+      {"0.28", "0.28", "0.28",
+       "dense models reserve no CUDA-graph memory (Model Runner V2); hybrids keep one state per "
+       "request, not align mode's two (PR #50991 may be in 0.28 already)"},
       {"0.26", "0.26-0.27", "0.26-0.27", "160 GiB cards batch 8192 tokens, not 16384"},
       {"0.25", "0.25", "0.25", "sliding windows hold one batch, not every batch in flight"},
       {"0.21", "0.21-0.24", "0.21-0.24",

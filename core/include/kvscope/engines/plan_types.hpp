@@ -27,7 +27,7 @@ struct VllmOptions {
   uint64_t max_num_batched_tokens = 0;  // 0 = `vllm serve`'s default for the card
   bool disable_hybrid_kv_cache_manager = false;
   bool disable_sliding_window = false;  // every layer full length, max_model_len at most the window
-  std::string mamba_cache_mode = "none";  // --mamba-cache-mode: none | align | all
+  std::string mamba_cache_mode;  // --mamba-cache-mode: none | align | all; empty = the line's
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
   uint64_t cudagraph_bytes = 0;           // CUDA-graph memory, subtracted from 0.20; 0 = estimated

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "base/one_of.hpp"
 #include "kvscope/base/units.hpp"
@@ -62,6 +63,7 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   out.largest_card_tier = line >= 28;
   out.null_block = line >= 29;
   out.pads_pages = line >= 25;
+  out.hybrid_prefix_caching = line >= 29;
   out.cpu_backend_wording = line >= 29;
   return out;
 }
@@ -287,15 +289,32 @@ void set_startup_error(PlanReport& r, const VllmRelease& release, uint64_t avail
 
 }  // namespace
 
-Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& given) {
   using R = Result<PlanReport>;
+  const VllmRelease release = vllm_release(r, given.vllm);
+  // The Mamba cache mode left to vLLM: align for a hybrid from the 0.29 line, else none.
+  std::optional<PlanInput> with_mode;
+  if (given.vllm.mamba_cache_mode.empty()) {
+    const bool hybrid =
+        std::any_of(shape.layers.begin(), shape.layers.end(),
+                    [](const LayerSpec& l) { return l.state != StateKind::kNone; }) &&
+        std::any_of(shape.layers.begin(), shape.layers.end(),
+                    [](const LayerSpec& l) { return l.keeps_tokens(); });
+    with_mode.emplace(given);
+    with_mode->vllm.mamba_cache_mode = hybrid && release.hybrid_prefix_caching ? "align" : "none";
+    if (with_mode->vllm.mamba_cache_mode == "align") {
+      r.notes.push_back("vLLM " + r.engine_version_label +
+                        " caches a hybrid's states for prefixes by default, in align mode: two "
+                        "state blocks per request (PR #50991; --mamba-cache-mode none for one)");
+    }
+  }
+  const PlanInput& in = with_mode ? *with_mode : given;
   if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
       in.vllm.mamba_cache_mode != "all") {
     return R::failure(make_error(
         kInvalidValue, "vllm.mamba_cache_mode",
         "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
   }
-  const VllmRelease release = vllm_release(r, in.vllm);
   const Result<bool> budget = vllm_budget(r, shape, in, release);
   if (!budget.ok) return R::failure(budget.error);
   if (release.v0) return plan_vllm_v0(std::move(r), shape, in, release.mla_row_align);
@@ -434,7 +453,7 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   if (vllm_release(r, in.vllm).v0 && in.vllm.swap_space_bytes != VllmOptions{}.swap_space_bytes) {
     w.insert(w.end(), {"--swap-space", shortest_decimal(static_cast<double>(in.vllm.swap_space_bytes) / kGiB)});
   }
-  if (in.vllm.mamba_cache_mode != VllmOptions{}.mamba_cache_mode)
+  if (!in.vllm.mamba_cache_mode.empty())
     w.insert(w.end(), {"--mamba-cache-mode", in.vllm.mamba_cache_mode});
   // A KV budget given outright: --kv-cache-memory-bytes sizes the pool whatever
   // gpu_memory_utilization says (vllm/config/cache.py CacheConfig.kv_cache_memory_bytes, in the

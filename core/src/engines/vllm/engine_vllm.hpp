@@ -67,6 +67,9 @@ struct VllmRelease {
   // A non-MLA attention page that does not divide the largest is padded to it instead of refused
   // (PR #45181, merged June 2026; 0.26.0 pads, issue #40388): kvscope from the 0.25 line.
   bool pads_pages = false;
+  // Hybrids cache their states for prefixes by default, in align mode (PR #50991, opened
+  // 2026-08-04: in 0.28 or 0.29, so surely in the 0.29 line): two state blocks per request.
+  bool hybrid_prefix_caching = false;
   // The refusal's newer wording ("the model's max seq len", the CPU backend's clauses), as in the
   // 0.29 source (kv_cache_planning.py _check_enough_kv_cache_memory); when it came is not known.
   bool cpu_backend_wording = false;
