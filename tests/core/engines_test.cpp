@@ -430,5 +430,29 @@ TEST(Engines, LlamaCppFitsTheContextWhenNoneIsAsked) {
   EXPECT_EQ(asked.max_model_len, 40960u);
 }
 
+// TensorRT-LLM's KV cache is the smallest of free_gpu_memory_fraction's share, max_tokens'
+// bytes and max_gpu_total_bytes (KvCacheConfig; _util.py configure_kv_cache_capacity), written
+// to the --config YAML of the command.
+TEST(Engines, TensorRtLlmTakesTheSmallestOfItsCaps) {
+  PlanInput in;
+  in.model.model_id = "llama-3.1-8b";
+  in.gpu_id = "h100-sxm-80gb";
+  in.engine = "tensorrt-llm";
+  const PlanReport free_share = plan_ok(in);
+  in.tensorrt_llm.max_tokens = 100000;
+  const PlanReport tokens = plan_ok(in);
+  EXPECT_EQ(tokens.kv_pool_bytes, uint64_t{100000} * 131072);
+  EXPECT_EQ(tokens.kv_pool_tokens, 100000u);
+  EXPECT_LT(tokens.kv_pool_bytes, free_share.kv_pool_bytes);
+  in.tensorrt_llm.max_gpu_total_bytes = 4 * kGiB;
+  EXPECT_EQ(plan_ok(in).kv_pool_bytes, 4 * kGiB);
+  EXPECT_EQ(
+      plan_ok(in).launch_command.rfind("printf 'kv_cache_config:\\n  max_tokens: 100000\\n"
+                                       "  max_gpu_total_bytes: 4294967296\\n' > kv_cache.yaml "
+                                       "&& trtllm-serve ",
+                                       0),
+      0u);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -97,6 +97,10 @@ void expect_parses(const Engine& engine, const std::map<std::string, Flag>& flag
                    const std::string& command) {
   std::vector<std::string> w = shell_words(command);
   size_t i = 0;
+  if (!w.empty() && w[0] == "printf") {  // a config file written first: printf '...' > F &&
+    while (i < w.size() && w[i] != "&&") ++i;
+    ++i;
+  }
   while (i < w.size() && w[i].find('=') != std::string::npos && w[i][0] != '-') ++i;  // VAR=1
   for (const std::string& expected : engine.program) {
     ASSERT_LT(i, w.size()) << command;
@@ -179,6 +183,8 @@ TEST(LaunchFlags, EngineKnobsParse) {
           "disable_hybrid_swa_memory": true}, "gpus": 4, "tensor_parallel": 2})"},
       {"tensorrt-llm", R"({"model": "qwen3-32b", "tensorrt_llm":
           {"free_gpu_memory_fraction": 0.8}, "gpus": 4, "tensor_parallel": 2, "kv_dtype": "fp8"})"},
+      {"tensorrt-llm", R"({"model": "qwen3-32b", "tensorrt_llm": {"max_tokens": 100000,
+          "max_gpu_total_bytes": 20000000000}, "block_size_tokens": 64})"},
       {"llama.cpp", R"({"model": "gemma-3-27b", "gpus": 2, "llama_cpp": {"tensor_split": [3, 1],
           "n_gpu_layers": 40, "swa_full": true, "kv_offload": false, "kv_unified": false,
           "parallel": 2, "v_dtype": "q4_0"}, "kv_dtype": "q8_0"})"},

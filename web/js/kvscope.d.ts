@@ -64,6 +64,10 @@ export interface SglangOptions {
 
 export interface TensorrtLlmOptions {
   free_gpu_memory_fraction?: number | null;
+  /** kv_cache_config.max_tokens: the KV cache's tokens at most. */
+  max_tokens?: number | null;
+  /** kv_cache_config.max_gpu_total_bytes: its bytes at most. */
+  max_gpu_total_bytes?: Bytes | null;
 }
 
 export interface LlamaCppOptions {

@@ -42,6 +42,21 @@ Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& shape, cons
     r.kv_pool_bytes = static_cast<uint64_t>(static_cast<double>(r.requested_bytes) *
                                             in.tensorrt_llm.free_gpu_memory_fraction);
   }
+  // The smallest of the fraction's bytes, max_tokens' and max_gpu_total_bytes
+  // (_util.py KvCacheCreator.configure_kv_cache_capacity: "It limits max memory to ...").
+  const CheckedU64 tokens_cap = CheckedU64(in.tensorrt_llm.max_tokens) * per_token.value;
+  if (in.tensorrt_llm.max_tokens != 0 && !tokens_cap.overflowed() &&
+      tokens_cap.value() < r.kv_pool_bytes) {
+    r.kv_pool_bytes = tokens_cap.value();
+    r.notes.push_back("tensorrt-llm: max_tokens " + with_commas(in.tensorrt_llm.max_tokens) +
+                      " limits the KV cache to " + format_gib(r.kv_pool_bytes));
+  }
+  if (in.tensorrt_llm.max_gpu_total_bytes != 0 &&
+      in.tensorrt_llm.max_gpu_total_bytes < r.kv_pool_bytes) {
+    r.kv_pool_bytes = in.tensorrt_llm.max_gpu_total_bytes;
+    r.notes.push_back("tensorrt-llm: max_gpu_total_bytes limits the KV cache to " +
+                      format_gib(r.kv_pool_bytes));
+  }
   const uint64_t bs = r.block_size_tokens;
   const uint64_t max_tokens = per_token.value == 0 ? 0 : r.kv_pool_bytes / per_token.value;
   r.num_blocks = ceil_div(max_tokens, bs);  // ceiling, unlike vLLM's floor
@@ -100,7 +115,19 @@ LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r,
         "tensorrt_llm/commands/serve.py, NVIDIA/TensorRT-LLM PR #11487", out.unexpressed);
     if (!name.empty()) w.insert(w.end(), {"--kv_cache_dtype", name});
   }
+  // KvCacheConfig fields without a flag of their own go in the --config YAML.
+  std::string yaml;
+  if (in.block_size_tokens != 0)
+    yaml += "  tokens_per_block: " + std::to_string(in.block_size_tokens) + "\\n";
+  if (in.tensorrt_llm.max_tokens != 0)
+    yaml += "  max_tokens: " + std::to_string(in.tensorrt_llm.max_tokens) + "\\n";
+  if (in.tensorrt_llm.max_gpu_total_bytes != 0)
+    yaml += "  max_gpu_total_bytes: " + std::to_string(in.tensorrt_llm.max_gpu_total_bytes) + "\\n";
+  if (!yaml.empty()) w.insert(w.end(), {"--config", "kv_cache.yaml"});
   out.command = shell_command(w);
+  if (!yaml.empty())
+    out.command = "printf " + shell_command({"kv_cache_config:\\n" + yaml}) +
+                  " > kv_cache.yaml && " + out.command;
   return out;
 }
 

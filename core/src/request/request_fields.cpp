@@ -222,6 +222,13 @@ const std::vector<Field> kFields = {
      kPlanningSolve | kExplain,
      +[](R& r) -> double& { return r.input.tensorrt_llm.free_gpu_memory_fraction; },
      USAGE("F", "TensorRT-LLM: share of the free memory for the KV cache")},
+    {"tensorrt_llm.max_tokens", "--max-tokens", Kind::kCount, kPlanningSolve | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.tensorrt_llm.max_tokens; },
+     USAGE("N", "TensorRT-LLM: kv_cache_config.max_tokens, the KV cache's tokens at most"), 1},
+    {"tensorrt_llm.max_gpu_total_bytes", "--max-gpu-total-bytes", Kind::kBytes,
+     kPlanningSolve | kExplain,
+     +[](R& r) -> uint64_t& { return r.input.tensorrt_llm.max_gpu_total_bytes; },
+     USAGE("SIZE", "TensorRT-LLM: kv_cache_config.max_gpu_total_bytes, its bytes at most")},
     // llama.cpp.
     {"llama_cpp.parallel", "--parallel", Kind::kCount, kPlanning | kExplain,
      +[](R& r) -> uint64_t& { return r.input.llama_cpp.parallel; },

@@ -49,8 +49,11 @@ struct SglangOptions {
   bool disable_hybrid_swa_memory = false;
 };
 
+// KvCacheConfig (tensorrt_llm/llmapi/llm_args.py): the KV cache gets the smallest of its caps.
 struct TensorrtLlmOptions {
-  double free_gpu_memory_fraction = 0.9;  // KvCacheConfig default
+  double free_gpu_memory_fraction = 0.9;  // of the memory free after the weights
+  uint64_t max_tokens = 0;                // tokens at most; 0 = none
+  uint64_t max_gpu_total_bytes = 0;       // bytes at most; 0 = none
 };
 
 struct LlamacppOptions {
