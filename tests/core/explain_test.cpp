@@ -120,6 +120,23 @@ TEST(LogReading, NamesEveryEngineOfAMixedPaste) {
   EXPECT_EQ(r.value.other_engines[0], "sglang");
 }
 
+// TensorRT-LLM 1.1's PyTorch backend (gpt-oss-120b on a DGX Spark): one token's K and V, the
+// budget its profile left, (total - peak + trial pool) x fraction, and the pool it kept (the
+// last "Allocated" line, not the trial pool's).
+TEST(Explain, TensorRtLlmProfileAndTheKeptPool) {
+  const Result<ExplainReport> r = explain(
+      committed_log("trtllm-gpt-oss-120b-dgx-spark-pytorch.log"), with_model("gpt-oss-120b"));
+  ASSERT_TRUE(r.ok) << r.error.message;
+  std::vector<std::string> seen;
+  for (const ExplainedFigure& f : r.value.figures) {
+    seen.push_back(f.name + "=" + f.printed + ":" + f.match);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "kv size per token (K and V of every layer on this GPU)=73728:exact",
+                      "available KV cache memory=5.95:exact",
+                      "max tokens in the paged KV cache=86720:rounding"}));
+}
+
 TEST(Explain, NoEngineIsAnErrorNamingTheLog) {
   const Result<ExplainReport> r = explain("hello\nworld\n", with_model("llama-3.1-8b"));
   ASSERT_FALSE(r.ok);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "base/checked_math.hpp"
 #include "explain/explain_figures.hpp"
 #include "kvscope/base/elementary_math.hpp"
 #include "kvscope/base/units.hpp"
@@ -283,11 +284,43 @@ void explain_tensorrt_llm(const LogReading& log, PlanInput& in, ExplainReport& r
     if (!p.ok) return Result<double>::failure(p.error);
     return Result<double>::success(static_cast<double>(p.value.kv_pool_tokens));
   };
-  const PrintedFigure* bytes = log.figure("trt_allocated_gib");
-  const PrintedFigure* tokens = log.figure("trt_max_tokens");
+  // The pool it kept: the last "Allocated" line (the PyTorch backend sizes a trial pool first).
+  const PrintedFigure* bytes = nullptr;
+  const PrintedFigure* tokens = nullptr;
+  for (const PrintedFigure& f : log.figures) {
+    if (f.key == "trt_allocated_gib") bytes = &f;
+    if (f.key == "trt_max_tokens") tokens = &f;
+  }
   if (bytes != nullptr && tokens != nullptr)
     x.from_budget(*tokens, "max tokens in the paged KV cache", "tokens", *bytes, kGiB, tokens_in,
                   "TensorRT-LLM's block for this model differs from kvscope's");
+  // One token's K and V on this GPU, and the budget the profile left: (total - peak + the trial
+  // pool's bytes) x free_gpu_memory_fraction (_util.py _cal_max_memory).
+  if (const PrintedFigure* per_token = log.figure("trt_kv_bytes_per_token")) {
+    const Result<PlanReport> p =
+        plan_at_kv_budget(in, uint64_t{1} << 30, in.max_model_len == 0 ? 1024 : 0);
+    if (p.ok && p.value.block_size_tokens != 0 && p.value.max_model_len != 0) {
+      const uint64_t cells =
+          ceil_div(p.value.max_model_len, p.value.block_size_tokens) * p.value.block_size_tokens;
+      x.direct(*per_token, "kv size per token (K and V of every layer on this GPU)", "bytes",
+               static_cast<double>(p.value.kv_bytes_needed / cells),
+               "TensorRT-LLM's layers or heads per GPU for this model differ from kvscope's");
+    }
+  }
+  const PrintedFigure* total = log.figure("trt_total_gib");
+  const PrintedFigure* peak = log.figure("trt_peak_gib");
+  const PrintedFigure* fraction = log.figure("trt_fraction");
+  const PrintedFigure* available = log.figure("trt_available_gib");
+  if (total != nullptr && peak != nullptr && fraction != nullptr && available != nullptr) {
+    const PrintedFigure* temporary = log.figure("trt_temporary_gib");
+    const double temp = temporary != nullptr ? temporary->value : 0;
+    x.direct(*available, "available KV cache memory", "GiB",
+             (total->value - peak->value + temp) * fraction->value,
+             "the profile's terms, each rounded to 0.01 GiB, give another budget",
+             "(" + total->text + " - " + peak->text + " + " +
+                 (temporary != nullptr ? temporary->text : std::string("0")) + ") GiB x " +
+                 fraction->text);
+  }
 }
 
 }  // namespace kvscope::explaining

@@ -423,6 +423,26 @@ class Reader {
       read("trt_allocated_gib", line, "Allocated", n);
       read("trt_max_tokens", line, "paged KV cache (", n);
     }
+    // The PyTorch backend's profile (tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator
+    // _cal_max_memory, configure_kv_cache_capacity): "Peak memory during memory usage profiling
+    // (torch + non-torch): P GiB, available KV cache memory when calculating max tokens: A GiB,
+    // fraction is set F, kv size [per token ]is B. device total memory T GiB, [...] X GiB", then
+    // "Estimated max memory in KV cache : M GiB".
+    if (line.find("Peak memory during memory usage profiling") != std::string_view::npos) {
+      engine("tensorrt-llm");
+      read("trt_peak_gib", line, "(torch + non-torch):", n);
+      read("trt_available_gib", line, "when calculating max tokens:", n);
+      read("trt_fraction", line, "fraction is set", n);
+      read("trt_kv_bytes_per_token", line, "kv size per token is", n) ||
+          read("trt_kv_bytes_per_token", line, "kv size is", n);
+      read("trt_total_gib", line, "device total memory", n);
+      read("trt_temporary_gib", line, "temporary kv cache memory during profiling", n) ||
+          read("trt_temporary_gib", line, "tmp kv_mem", n);
+    }
+    if (line.find("Estimated max memory in KV cache") != std::string_view::npos) {
+      engine("tensorrt-llm");
+      read("trt_estimated_max_gib", line, "KV cache :", n);
+    }
   }
 };
 
