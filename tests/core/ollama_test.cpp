@@ -174,8 +174,9 @@ TEST(Ollama, ExplainsLlamaServerItStarted) {
   const std::string log =
       "time=2026-07-01T10:00:00Z level=INFO source=llama_server.go:412 msg=\"starting "
       "llama-server\" cmd=\"/usr/lib/ollama/llama-server --model /b --port 1 --host 127.0.0.1 "
-      "--no-webui --offline -c 16384 -np 2 --log-verbosity 4 --flash-attn auto\"\n"
-      "llama_kv_cache:      CUDA0 KV buffer size =  2048.00 MiB\n";
+      "--no-webui --offline -c 16384 -np 2 --log-verbosity 4 --cache-type-k q8_0 --cache-type-v "
+      "q8_0 --flash-attn auto\"\n"
+      "llama_kv_cache:      CUDA0 KV buffer size =  1088.00 MiB\n";
   PlanInput base;
   base.model.model_id = "llama-3.1-8b";
   const Result<ExplainReport> r = explain(log, base);
@@ -184,6 +185,7 @@ TEST(Ollama, ExplainsLlamaServerItStarted) {
   EXPECT_EQ(r.value.modelled_version, "0.30");
   EXPECT_EQ(r.value.plan.ollama.num_parallel, 2u);
   EXPECT_EQ(r.value.plan.ollama.num_ctx, 8192u);
+  EXPECT_EQ(r.value.plan.model.kv_dtype, "q8_0");  // as the page and `plan --kv-dtype` carry it
   ASSERT_EQ(r.value.figures.size(), 1u);
   EXPECT_EQ(r.value.figures[0].match, "exact");
 }

@@ -181,8 +181,9 @@ void explain_ollama(const LogReading& log, PlanInput& in, ExplainReport& r, Expl
        {"ollama --cache-type-k ", "ollama --kv-cache-type ", "OLLAMA_KV_CACHE_TYPE:", "type_k"}) {
     const std::string* kv = log.argument(key);
     if (kv == nullptr || kv->empty()) continue;
-    in.ollama.kv_cache_type = *kv == "f16" ? "f16" : *kv;
-    in.model.kv_dtype = "auto";
+    // The KV dtype, as the page and `kvscope plan --kv-dtype` carry it (f16 is Ollama's auto).
+    in.model.kv_dtype = *kv == "f16" ? "auto" : *kv;
+    in.ollama.kv_cache_type.clear();
     break;
   }
   if (const std::string* fa = log.argument("ollama --flash-attn ")) in.ollama.flash_attention = *fa;
@@ -192,10 +193,9 @@ void explain_ollama(const LogReading& log, PlanInput& in, ExplainReport& r, Expl
     in.ollama.num_gpu = layers;
   const bool card = !in.gpu_id.empty() || in.gpu_memory_bytes != 0;
   if (!card) in.gpu_memory_bytes = uint64_t{1} << 50;  // the buffers do not depend on the card
-  r.arguments = {
-      {"num_ctx", std::to_string(in.ollama.num_ctx)},
-      {"num_parallel", std::to_string(np)},
-      {"kv_cache_type", in.ollama.kv_cache_type.empty() ? "f16" : in.ollama.kv_cache_type}};
+  r.arguments = {{"num_ctx", std::to_string(in.ollama.num_ctx)},
+                 {"num_parallel", std::to_string(np)},
+                 {"kv_cache_type", in.model.kv_dtype == "auto" ? "f16" : in.model.kv_dtype}};
   const Result<PlanReport> p = plan(in);
   if (!card) in.gpu_memory_bytes = 0;
   if (!p.ok) {
