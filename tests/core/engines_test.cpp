@@ -454,5 +454,28 @@ TEST(Engines, TensorRtLlmTakesTheSmallestOfItsCaps) {
       0u);
 }
 
+// SGLang takes a share of its default mem_fraction_static for a vision tower
+// (adjust_mem_fraction_for_vlm): 0.95 for ViT-L/14's 24 x 1024 (Devstral Small 2), and 0.95 x
+// (1 - 0.1 x (27 x 1152^2 / (24 x 1024^2) - 1)) = 0.9098 for Gemma 4's 27 x 1152; a fraction given
+// is taken as it is.
+TEST(Engines, SglangLeavesRoomForTheVisionTower) {
+  PlanInput in;
+  in.engine = "sglang";
+  in.gpu_id = "h100-sxm-80gb";
+  in.max_model_len = 32768;
+  in.model.config_json =
+      test::read_data("real-configs/mistralai__devstral-small-2-24b-instruct-2512.json");
+  const PlanReport devstral = plan_ok(in);
+  const double card = static_cast<double>(devstral.gpu_memory_bytes);
+  EXPECT_NEAR(static_cast<double>(devstral.requested_bytes) / card, 0.830 * 0.95, 1e-9);
+  in.model.config_json =
+      test::read_data("real-configs/google__gemma-4-31b-it.transformers-repr.json");
+  const PlanReport gemma = plan_ok(in);
+  const double share = 0.95 * (1 - 0.1 * (27.0 * 1152 * 1152 / (24.0 * 1024 * 1024) - 1));
+  EXPECT_NEAR(static_cast<double>(gemma.requested_bytes) / card, 0.830 * share, 1e-9);
+  in.sglang.mem_fraction_static = 0.8;
+  EXPECT_NEAR(static_cast<double>(plan_ok(in).requested_bytes) / card, 0.8, 1e-9);
+}
+
 }  // namespace
 }  // namespace kvscope

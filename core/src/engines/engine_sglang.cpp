@@ -184,6 +184,16 @@ double card_fraction(const PlanReport& r, const ModelShape& shape, const PlanInp
   return std::round((card - reserved) / card * 1000) / 1000;
 }
 
+// What a vision tower leaves of the default fraction (memory_hook.py / server_args.py
+// adjust_mem_fraction_for_vlm): 0.95 x (1 - 0.1 x (its layers x hidden^2 over ViT-L/14's 24 x
+// 1024^2, less 1)), the second factor held within [0.8, 1.05].
+double vision_share(const ModelShape& shape) {
+  const double ratio = static_cast<double>(shape.vision_layers) *
+                       static_cast<double>(shape.vision_hidden_size) *
+                       static_cast<double>(shape.vision_hidden_size) / (24.0 * 1024 * 1024);
+  return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+}
+
 // --mem-fraction-static (SGLang's default when not given), once the ratios are checked.
 Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, const PlanInput& in) {
   using RD = Result<double>;
@@ -195,10 +205,12 @@ Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, con
     return RD::failure(
         make_error(kInvalidValue, "sglang.swa_full_tokens_ratio", "must be a positive number"));
   }
-  const double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
-                          : r.engine_version == "late-2026" && r.gpu_memory_bytes != 0
-                              ? card_fraction(r, shape, in)
-                              : kSglangDefaultMemFractionStatic;
+  double fraction = in.sglang.mem_fraction_static != 0 ? in.sglang.mem_fraction_static
+                    : r.engine_version == "late-2026" && r.gpu_memory_bytes != 0
+                        ? card_fraction(r, shape, in)
+                        : kSglangDefaultMemFractionStatic;
+  if (in.sglang.mem_fraction_static == 0 && shape.vision_layers != 0)
+    fraction *= vision_share(shape);
   if (!(fraction > 0 && fraction <= 1)) {
     return RD::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
   }
@@ -207,15 +219,19 @@ Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, con
 
 // The static budget: rest = free after weights - total x (1 - fraction), with total the free
 // memory before loading.
-void static_budget(PlanReport& r, const PlanInput& in, double fraction) {
+void static_budget(PlanReport& r, const ModelShape& shape, const PlanInput& in, double fraction) {
   if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
-    char shown[16];
+    char shown[16], share[16];
     std::snprintf(shown, sizeof shown, "%.3g", fraction);
+    std::snprintf(share, sizeof share, "%.4f", vision_share(shape));
     r.notes.push_back(
         "mem_fraction_static " + std::string(shown) +
         (r.engine_version == "late-2026"
              ? ": SGLang's default for this card (memory_hook.py)"
              : ": SGLang's fallback; kvscope's late-2026 line derives it from the card") +
+        (shape.vision_layers != 0 ? ", times " + std::string(share) +
+                                        " for the vision tower (adjust_mem_fraction_for_vlm)"
+                                  : std::string()) +
         " (pass --mem-fraction-static to match a server log)");
   }
   if (r.kv_memory_given) return;
@@ -332,7 +348,7 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!fraction.ok) return R::failure(fraction.error);
   const Result<uint64_t> cell = cell_bytes(shape, r.estimate.kv_dtype);
   if (!cell.ok) return R::failure(cell.error);
-  static_budget(r, in, fraction.value);
+  static_budget(r, shape, in, fraction.value);
   // With speculative decoding server_args.py resets an unset request cap to 48.
   const uint64_t given_running = in.sglang.max_running_requests != 0
                                      ? in.sglang.max_running_requests

@@ -103,6 +103,10 @@ struct ModelShape {
   ModelShape();  // out of line, as PlanReport()
   std::string model_type;  // config.json model_type of the language model
   bool has_encoder = false;  // a vision or audio tower beside it (vision_config, audio_config)
+  // vision_config's num_hidden_layers and hidden_size (24 and 1024 where it leaves them out, as
+  // SGLang reads them); 0 without a vision_config.
+  uint64_t vision_layers = 0;
+  uint64_t vision_hidden_size = 0;
   std::vector<std::string> architectures;  // config.json architectures (the wrapper's)
   uint64_t hidden_size = 0;
   uint64_t intermediate_size = 0;  // dense MLP width

@@ -80,6 +80,16 @@ Result<ImportedModel> import_config(std::string_view json_text) {
     for (const char* wiring : {"vision_", "audio_", "image_token", "mm_", "multimodal_", "visual"})
       out.shape.has_encoder = out.shape.has_encoder || key.rfind(wiring, 0) == 0;
   }
+  // The vision tower's depth and width as SGLang's adjust_mem_fraction_for_vlm reads them
+  // (getattr with 24 and 1024: a Qwen-VL tower's "depth" is not read).
+  if (root.contains("vision_config") && root["vision_config"].is_object()) {
+    const json& v = root["vision_config"];
+    const auto count = [&v](const char* key, uint64_t fallback) {
+      return v.contains(key) && v[key].is_number_unsigned() ? v[key].get<uint64_t>() : fallback;
+    };
+    out.shape.vision_layers = count("num_hidden_layers", 24);
+    out.shape.vision_hidden_size = count("hidden_size", 1024);
+  }
   // Quantized checkpoints say how they store their weights; the rest is in torch_dtype.
   const Dtype plain = parse_dtype(out.shape.torch_dtype, DtypeUse::kWeight, "torch_dtype").value;
   out.shape.weights = plain_storage(plain);

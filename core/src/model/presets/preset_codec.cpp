@@ -38,11 +38,12 @@ template <class A, class T> void fields(A& a, T& w, WeightStorage*) {
     w.plain, w.whole_file);
 }
 template <class A, class T> void fields(A& a, T& s, ModelShape*) {
-  a(s.model_type, s.has_encoder, s.architectures, s.hidden_size, s.intermediate_size, s.vocab_size,
-    s.max_position_embeddings, s.positions, s.num_attention_heads, s.head_dim,
-    s.tie_word_embeddings, s.gated_mlp, s.learned_position_embeddings, s.torch_dtype,
-    s.ssm_state_dtype, s.ssm_state_dtype_key, s.moe, s.mla, s.layers, s.draft_layers,
-    s.per_layer_input_size, s.per_layer_vocab, s.draft_embeddings, s.weights);
+  a(s.model_type, s.has_encoder, s.vision_layers, s.vision_hidden_size, s.architectures,
+    s.hidden_size, s.intermediate_size, s.vocab_size, s.max_position_embeddings, s.positions,
+    s.num_attention_heads, s.head_dim, s.tie_word_embeddings, s.gated_mlp,
+    s.learned_position_embeddings, s.torch_dtype, s.ssm_state_dtype, s.ssm_state_dtype_key, s.moe,
+    s.mla, s.layers, s.draft_layers, s.per_layer_input_size, s.per_layer_vocab, s.draft_embeddings,
+    s.weights);
 }
 template <class A, class T> void fields(A& a, T& m, ImportedModel*) { a(m.shape, m.assumptions); }
 
