@@ -2,6 +2,7 @@
 // error path. Errors must name the field and never abort.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "test_support.hpp"
@@ -30,6 +31,26 @@ TEST(ConfigImport, KvHeadsAbsentMeansMha) {
   EXPECT_TRUE(has_assumption(m, "num_key_value_heads absent: MHA"));
   EXPECT_TRUE(
       has_assumption(m, "head_dim absent: hidden_size / num_attention_heads = 4096 / 32 = 128"));
+}
+
+// A MoE config without the fields only the weights need (Qwen3-Next's, its top-k and expert
+// width taken out) still imports: the KV layers are the same, and each stand-in is named.
+TEST(ConfigImport, MoeFieldsOnlyTheWeightsNeedAreNotRequired) {
+  const std::string full = test::read_data("real-configs/qwen__qwen3-next-80b-a3b-instruct.json");
+  const ImportedModel whole = import_ok(full);
+  nlohmann::json trimmed = nlohmann::json::parse(full);
+  trimmed.erase("num_experts_per_tok");
+  trimmed.erase("moe_intermediate_size");
+  const ImportedModel m = import_ok(trimmed.dump());
+  ASSERT_EQ(m.shape.layers.size(), whole.shape.layers.size());
+  for (size_t i = 0; i < m.shape.layers.size(); ++i) {
+    EXPECT_EQ(m.shape.layers[i].kv_heads, whole.shape.layers[i].kv_heads);
+    EXPECT_EQ(m.shape.layers[i].attention, whole.shape.layers[i].attention);
+    EXPECT_EQ(m.shape.layers[i].state_values, whole.shape.layers[i].state_values);
+  }
+  EXPECT_EQ(m.shape.moe.experts_per_token, 8u);
+  EXPECT_TRUE(has_assumption(m, "num_experts_per_tok absent (no moe_top_k, no class default): 8"));
+  EXPECT_TRUE(has_assumption(m, "moe_intermediate_size absent: each expert taken as wide as"));
 }
 
 TEST(ConfigImport, ExplicitHeadDimWinsOverHiddenOverHeads) {

@@ -5,9 +5,10 @@
 #include <cctype>
 #include <optional>
 
-#include "model/config/importer.hpp"
 #include "base/checked_math.hpp"
+#include "base/one_of.hpp"
 #include "kvscope/model/dtype.hpp"
+#include "model/config/importer.hpp"
 
 namespace kvscope::config {
 
@@ -251,12 +252,31 @@ void Importer::read_moe() {
   if (!experts || *experts == 0) return;
   MoeShape& moe = shape_.moe;
   moe.num_experts = static_cast<uint32_t>(*experts);
-  moe.experts_per_token = static_cast<uint32_t>(
-      r_.require_count({"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1, *experts));
+  // The experts each token routes to: only the active parameters and the decode estimate read
+  // it, not the KV cache, so a config without it still plans, with a stand-in named.
+  if (auto k = r_.first_count({"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1,
+                              *experts)) {
+    moe.experts_per_token = static_cast<uint32_t>(*k);
+  } else if (!r_.failed()) {
+    moe.experts_per_token = static_cast<uint32_t>(std::min<uint64_t>(8, *experts));
+    r_.assume(r_.path("num_experts_per_tok") +
+              " absent (no moe_top_k, no class default): " + std::to_string(moe.experts_per_token) +
+              " experts per token taken for the active parameters and the decode estimate, which "
+              "are estimates; the KV cache and the weights' total do not depend on it");
+  }
   if (auto m = r_.count("moe_intermediate_size", 1, kMaxWidth)) {
     moe.expert_intermediate_size = *m;
   } else {
     moe.expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
+    // Mixtral-style configs size their experts with intermediate_size; elsewhere it is a guess.
+    if (!r_.failed() && !is_one_of(type(), {"mixtral", "llama4_text", "jamba", "minimax",
+                                            "minimax_m2", "gpt_oss", "phimoe", "granitemoe"})) {
+      r_.assume(r_.path("moe_intermediate_size") +
+                " absent: each expert taken as wide as "
+                "intermediate_size (" +
+                std::to_string(moe.expert_intermediate_size) +
+                "), so the weights are an estimate; the KV cache does not depend on it");
+    }
   }
   if (auto n = r_.count("n_shared_experts", 0, kMaxExperts)) {
     moe.shared_experts = static_cast<uint32_t>(*n);
