@@ -221,17 +221,20 @@ Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, con
 // memory before loading.
 void static_budget(PlanReport& r, const ModelShape& shape, const PlanInput& in, double fraction) {
   if (in.sglang.mem_fraction_static == 0 && !r.kv_memory_given) {
-    char shown[16], share[16];
+    char shown[16], base[16], share[16];
     std::snprintf(shown, sizeof shown, "%.3g", fraction);
+    std::snprintf(base, sizeof base, "%.3g",
+                  shape.vision_layers != 0 ? fraction / vision_share(shape) : fraction);
     std::snprintf(share, sizeof share, "%.4f", vision_share(shape));
     r.notes.push_back(
         "mem_fraction_static " + std::string(shown) +
+        (shape.vision_layers != 0
+             ? " = " + std::string(base) + " x " + share +
+                   " for the vision tower (adjust_mem_fraction_for_vlm), " + base + " being"
+             : std::string(":")) +
         (r.engine_version == "late-2026"
-             ? ": SGLang's default for this card (memory_hook.py)"
-             : ": SGLang's fallback; kvscope's late-2026 line derives it from the card") +
-        (shape.vision_layers != 0 ? ", times " + std::string(share) +
-                                        " for the vision tower (adjust_mem_fraction_for_vlm)"
-                                  : std::string()) +
+             ? " SGLang's default for this card (memory_hook.py)"
+             : " SGLang's fallback; kvscope's late-2026 line derives it from the card") +
         " (pass --mem-fraction-static to match a server log)");
   }
   if (r.kv_memory_given) return;
