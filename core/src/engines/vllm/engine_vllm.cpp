@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 
 #include "base/one_of.hpp"
 #include "kvscope/base/units.hpp"
@@ -63,7 +62,14 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   out.largest_card_tier = line >= 28;
   out.null_block = line >= 29;
   out.pads_pages = line >= 25;
-  out.hybrid_prefix_caching = line >= 29;
+  const std::vector<LayerSpec>& layers = r.estimate.shape.layers;
+  const bool hybrid = std::any_of(layers.begin(), layers.end(),
+                                  [](const LayerSpec& l) { return l.state != StateKind::kNone; }) &&
+                      std::any_of(layers.begin(), layers.end(),
+                                  [](const LayerSpec& l) { return l.keeps_tokens(); });
+  out.mamba_cache_mode = !options.mamba_cache_mode.empty() ? options.mamba_cache_mode
+                         : hybrid && line >= 29            ? "align"
+                                                           : "none";
   out.cpu_backend_wording = line >= 29;
   return out;
 }
@@ -186,8 +192,8 @@ uint64_t VllmBlocks::blocks_per_group(const VllmType& t, uint64_t len) const {
     // MambaSpec.max_memory_usage_bytes: "none" one state (+ one per speculative token), "align"
     // two, "all" one per block of the request (prefix caching of states).
     const uint64_t spec = r_.speculative.num_speculative_tokens;
-    return in_.vllm.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
-           : in_.vllm.mamba_cache_mode == "align" ? 2 + spec
+    return release_.mamba_cache_mode == "all"     ? ceil_div(len, t.block)
+           : release_.mamba_cache_mode == "align" ? 2 + spec
                                                   : 1 + spec;
   }
   if (t.kind == AttentionKind::kSlidingWindow)
@@ -289,31 +295,18 @@ void set_startup_error(PlanReport& r, const VllmRelease& release, uint64_t avail
 
 }  // namespace
 
-Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& given) {
+Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanInput& in) {
   using R = Result<PlanReport>;
-  const VllmRelease release = vllm_release(r, given.vllm);
-  // The Mamba cache mode left to vLLM: align for a hybrid from the 0.29 line, else none.
-  std::optional<PlanInput> with_mode;
-  if (given.vllm.mamba_cache_mode.empty()) {
-    const bool hybrid =
-        std::any_of(shape.layers.begin(), shape.layers.end(),
-                    [](const LayerSpec& l) { return l.state != StateKind::kNone; }) &&
-        std::any_of(shape.layers.begin(), shape.layers.end(),
-                    [](const LayerSpec& l) { return l.keeps_tokens(); });
-    with_mode.emplace(given);
-    with_mode->vllm.mamba_cache_mode = hybrid && release.hybrid_prefix_caching ? "align" : "none";
-    if (with_mode->vllm.mamba_cache_mode == "align") {
-      r.notes.push_back("vLLM " + r.engine_version_label +
-                        " caches a hybrid's states for prefixes by default, in align mode: two "
-                        "state blocks per request (PR #50991; --mamba-cache-mode none for one)");
-    }
+  const VllmRelease release = vllm_release(r, in.vllm);
+  const std::string& mode = release.mamba_cache_mode;
+  if (mode != "none" && mode != "align" && mode != "all") {
+    return R::failure(make_error(kInvalidValue, "vllm.mamba_cache_mode",
+                                 "expected none, align or all, got " + quote_user_text(mode)));
   }
-  const PlanInput& in = with_mode ? *with_mode : given;
-  if (in.vllm.mamba_cache_mode != "none" && in.vllm.mamba_cache_mode != "align" &&
-      in.vllm.mamba_cache_mode != "all") {
-    return R::failure(make_error(
-        kInvalidValue, "vllm.mamba_cache_mode",
-        "expected none, align or all, got " + quote_user_text(in.vllm.mamba_cache_mode)));
+  if (in.vllm.mamba_cache_mode.empty() && mode == "align") {
+    r.notes.push_back("vLLM " + r.engine_version_label +
+                      " caches a hybrid's states for prefixes by default, in align mode: two "
+                      "state blocks per request (PR #50991; --mamba-cache-mode none for one)");
   }
   const Result<bool> budget = vllm_budget(r, shape, in, release);
   if (!budget.ok) return R::failure(budget.error);

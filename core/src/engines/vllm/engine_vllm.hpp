@@ -67,9 +67,10 @@ struct VllmRelease {
   // A non-MLA attention page that does not divide the largest is padded to it instead of refused
   // (PR #45181, merged June 2026; 0.26.0 pads, issue #40388): kvscope from the 0.25 line.
   bool pads_pages = false;
-  // Hybrids cache their states for prefixes by default, in align mode (PR #50991, opened
-  // 2026-08-04: in 0.28 or 0.29, so surely in the 0.29 line): two state blocks per request.
-  bool hybrid_prefix_caching = false;
+  // --mamba-cache-mode as given, else vLLM's default: from the 0.29 line a hybrid caches its
+  // states for prefixes in align mode (PR #50991, opened 2026-08-04: in 0.28 or 0.29, so surely in
+  // 0.29), two state blocks per request; none before.
+  std::string mamba_cache_mode;
   // The refusal's newer wording ("the model's max seq len", the CPU backend's clauses), as in the
   // 0.29 source (kv_cache_planning.py _check_enough_kv_cache_memory); when it came is not known.
   bool cpu_backend_wording = false;
