@@ -412,10 +412,9 @@ Result<PlanReport> plan_llama_server(PlanReport r, const ModelShape& shape, cons
   }
   if (!r.kv_memory_given) r.requested_bytes = r.gpu_memory_bytes;
   // The longest context with every layer on the GPUs when fitting, else where -ngl put them.
-  const Placement all_on_gpus =
-      rules.fit_layers ? place_layers(s, shape.layers.size() + 1, r, in) : Placement{};
-  r.max_context =
-      longest_context(shape, r, v.value, in, rules, rules.fit_layers ? all_on_gpus : p, s);
+  const bool spilled = rules.fit_layers && gpu_layers < shape.layers.size() + 1;
+  r.max_context = longest_context(shape, r, v.value, in, rules,
+                                  spilled ? place_layers(s, shape.layers.size() + 1, r, in) : p, s);
   r.max_model_len_that_fits = r.max_context / rules.cell_pad * rules.cell_pad;
   return R::success(std::move(r));
 }
@@ -440,14 +439,15 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
     rules.fit_layers = true;
     rules.fit_margin_bytes = 1024 * (uint64_t{1} << 20);  // --fit-target
     n_ctx = (CheckedU64(n_ctx) * streams).value();
-    const Result<PlanReport> whole = plan_llama_server(r, shape, in, n_ctx, rules);
-    if (!whole.ok) return whole;
-    if (whole.value.offload.gpu_layers < whole.value.offload.layers) {
-      const uint64_t step = rules.cell_pad * streams;
-      n_ctx = std::max(whole.value.max_context / step * step, uint64_t{4096} * streams);
-    }
   }
-  Result<PlanReport> planned = plan_llama_server(std::move(r), shape, in, n_ctx, rules);
+  // Fitting keeps `r` for a second plan at the context that fits.
+  Result<PlanReport> planned =
+      plan_llama_server(fitted ? PlanReport(r) : std::move(r), shape, in, n_ctx, rules);
+  if (fitted && planned.ok && planned.value.offload.gpu_layers < planned.value.offload.layers) {
+    const uint64_t step = rules.cell_pad * streams;
+    n_ctx = std::max(planned.value.max_context / step * step, uint64_t{4096} * streams);
+    planned = plan_llama_server(std::move(r), shape, in, n_ctx, rules);
+  }
   if (!planned.ok) return planned;
   PlanReport& out = planned.value;
   out.max_model_len = stream_cells(n_ctx, in).value();  // plan_llama_server checked it fits
