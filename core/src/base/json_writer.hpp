@@ -82,6 +82,19 @@ class JsonWriter {
       null();
   }
 
+  // The object `fields()` writes, or null where it is absent.
+  template <class Fields>
+  void object_or_null(std::string_view name, bool present, const Fields& fields) {
+    key(name);
+    if (!present) {
+      null();
+      return;
+    }
+    begin_object();
+    fields();
+    end_object();
+  }
+
   void reserve(size_t bytes) { out_.reserve(bytes); }
   std::string take() { return std::move(out_); }
 

@@ -77,15 +77,10 @@ void write_roofline(JsonWriter& w, const PlanRoofline& r) {
   w.field("prompt_tokens", r.prompt_tokens);
   w.end_object();
   w.field("kv_capped_batch", r.kv_capped_batch);
-  w.key("decode_at_kv_capped_batch");
-  if (r.kv_capped_batch > 0) {
-    w.begin_object();
+  w.object_or_null("decode_at_kv_capped_batch", r.kv_capped_batch > 0, [&] {
     write_step(w, r.decode_at_kv_cap, r.kv_capped_batch);
     w.field("batch", r.kv_capped_batch);
-    w.end_object();
-  } else {
-    w.null();
-  }
+  });
   w.end_object();
 }
 
@@ -166,21 +161,14 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
     w.end_object();
   }
   w.end_array();
-  w.key("offload");
-  if (p.offload.present) {
-    w.begin_object();
+  w.object_or_null("offload", p.offload.present, [&] {
     w.field("gpu_layers", p.offload.gpu_layers);
     w.field("layers", p.offload.layers);
     w.field("fit_margin_bytes", p.offload.fit_margin_bytes);
     w.field("compute_bytes", p.offload.compute_bytes);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("ollama");
-  if (p.ollama.present) {
-    const OllamaResolved& o = p.ollama;
-    w.begin_object();
+  });
+  const OllamaResolved& o = p.ollama;
+  w.object_or_null("ollama", o.present, [&] {
     w.field("num_ctx", o.num_ctx);
     w.field("num_ctx_source", o.num_ctx_source);
     w.field("default_num_ctx", o.default_num_ctx);
@@ -189,10 +177,7 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
     w.field("kv_cache_type", o.kv_cache_type);
     w.field("flash_attention", o.flash_attention);
     w.field("num_batch", o.num_batch);
-    w.end_object();
-  } else {
-    w.null();
-  }
+  });
 }
 
 // [low, high] of one estimated figure.
@@ -242,29 +227,20 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
   w.field_or_null("swap_blocks", p.swap_blocks != 0, p.swap_blocks);
   w.field("max_model_len", p.max_model_len);
   const ContextLimit& limit = p.context_limit;
-  w.key("context_limit");
-  if (limit.tokens == 0) {
-    w.null();
-  } else {
-    w.begin_object();
+  w.object_or_null("context_limit", limit.tokens != 0, [&] {
     w.field("tokens", limit.tokens);
     w.field("default_tokens", limit.default_tokens);
     w.field("derived_from", limit.derived_from);
     w.field("explanation", limit.explanation);
     w.field("exceeded", p.context_limit_exceeded);
-    w.end_object();
-  }
+  });
   w.field("kv_bytes_needed_for_max_model_len", p.kv_bytes_needed);
   w.field("max_concurrency", p.max_concurrency);
   w.field_or_null("max_context", !p.max_context_unbounded, p.max_context);
   w.field_or_null("swa_pool_tokens", p.swa_pool_tokens != 0, p.swa_pool_tokens);
   w.field_or_null("max_running_requests", p.max_running_requests != 0, p.max_running_requests);
   const KvCacheGroups& groups = p.kv_cache_groups;
-  w.key("kv_cache_groups");
-  if (groups.types.empty()) {
-    w.null();
-  } else {
-    w.begin_object();
+  w.object_or_null("kv_cache_groups", !groups.types.empty(), [&] {
     w.field("group_size_layers", groups.group_size_layers);
     w.field("page_bytes", groups.page_bytes);
     w.field("blocks_per_request", groups.blocks_per_request);
@@ -282,14 +258,9 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
       w.end_object();
     }
     w.end_array();
-    w.end_object();
-  }
+  });
   const StatePool& states = p.state_pool;
-  w.key("state_pool");
-  if (states.conv_bytes_per_slot + states.ssm_bytes_per_slot == 0) {
-    w.null();
-  } else {
-    w.begin_object();
+  w.object_or_null("state_pool", states.conv_bytes_per_slot + states.ssm_bytes_per_slot != 0, [&] {
     w.field("slots", states.slots);
     w.field("conv_bytes_per_slot", states.conv_bytes_per_slot);
     w.field("ssm_bytes_per_slot", states.ssm_bytes_per_slot);
@@ -297,8 +268,7 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
     w.field("ssm_dtype", states.ssm_dtype);
     w.field("reserved_bytes", states.reserved_bytes);
     w.field("bytes", states.bytes);
-    w.end_object();
-  }
+  });
 }
 
 void write_workload(JsonWriter& w, const PlanReport& p) {
@@ -357,18 +327,13 @@ std::string plan_to_json(const PlanReport& p) {
   w.field("starts", p.starts);
   w.field_or_null("startup_error", !p.startup_error.empty(), p.startup_error);
   w.field("max_model_len_that_fits", p.max_model_len_that_fits);
-  w.key("target");
-  if (p.target.present) {
-    w.begin_object();
+  w.object_or_null("target", p.target.present, [&] {
     w.field("sequences", p.target.sequences);
     w.field("context_tokens", p.target.context_tokens);
     w.field("sequences_that_fit", p.target.sequences_that_fit);
     w.field("met", p.target.met);
     w.field_or_null("reason", !p.target.met, p.target.reason);
-    w.end_object();
-  } else {
-    w.null();
-  }
+  });
   write_parallelism(w, p);
   w.key("roofline");
   write_roofline(w, p.roofline);
