@@ -149,6 +149,16 @@ TEST(Ollama, LaunchSetsTheServerAndCreatesTheModel) {
             "llama-3.1-8b -f Modelfile && ollama run llama-3.1-8b");
 }
 
+// `log` explained with the catalogue's `model`, read as Ollama's.
+ExplainReport explained_as_ollama(const std::string& log, const std::string& model) {
+  PlanInput base;
+  base.model.model_id = model;
+  const Result<ExplainReport> r = explain(log, base);
+  EXPECT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.value.engine, "ollama");
+  return r.value;
+}
+
 // Ollama's log before 0.12.11 (llm/memory.go's estimate): memory.required.kv of gemma3:12b at
 // --ctx-size 8192 --parallel 1, as quoted in ollama PR #12000.
 TEST(Ollama, ExplainsItsEstimateLine) {
@@ -158,15 +168,11 @@ TEST(Ollama, ExplainsItsEstimateLine) {
       "time=2025-08-22T17:36:22.176-04:00 level=INFO source=server.go:438 msg=\"starting llama "
       "server\" cmd=\"/usr/local/bin/ollama runner --ollama-engine --model /x --ctx-size 8192 "
       "--batch-size 512 --n-gpu-layers 48 --threads 28 --parallel 1 --port 36629\"\n";
-  PlanInput base;
-  base.model.model_id = "gemma-3-12b";
-  const Result<ExplainReport> r = explain(log, base);
-  ASSERT_TRUE(r.ok) << r.error.message;
-  EXPECT_EQ(r.value.engine, "ollama");
-  ASSERT_EQ(r.value.figures.size(), 1u);
-  EXPECT_EQ(r.value.figures[0].printed, "992.0");
-  EXPECT_EQ(r.value.figures[0].match, "exact");
-  EXPECT_EQ(r.value.plan.ollama.num_ctx, 8192u);
+  const ExplainReport r = explained_as_ollama(log, "gemma-3-12b");
+  ASSERT_EQ(r.figures.size(), 1u);
+  EXPECT_EQ(r.figures[0].printed, "992.0");
+  EXPECT_EQ(r.figures[0].match, "exact");
+  EXPECT_EQ(r.plan.ollama.num_ctx, 8192u);
 }
 
 // Since 0.30 the KV lines are llama-server's, started with -c num_ctx x np -np np.
@@ -177,17 +183,13 @@ TEST(Ollama, ExplainsLlamaServerItStarted) {
       "--no-webui --offline -c 16384 -np 2 --log-verbosity 4 --cache-type-k q8_0 --cache-type-v "
       "q8_0 --flash-attn auto\"\n"
       "llama_kv_cache:      CUDA0 KV buffer size =  1088.00 MiB\n";
-  PlanInput base;
-  base.model.model_id = "llama-3.1-8b";
-  const Result<ExplainReport> r = explain(log, base);
-  ASSERT_TRUE(r.ok) << r.error.message;
-  EXPECT_EQ(r.value.engine, "ollama");
-  EXPECT_EQ(r.value.modelled_version, "0.30");
-  EXPECT_EQ(r.value.plan.ollama.num_parallel, 2u);
-  EXPECT_EQ(r.value.plan.ollama.num_ctx, 8192u);
-  EXPECT_EQ(r.value.plan.model.kv_dtype, "q8_0");  // as the page and `plan --kv-dtype` carry it
-  ASSERT_EQ(r.value.figures.size(), 1u);
-  EXPECT_EQ(r.value.figures[0].match, "exact");
+  const ExplainReport r = explained_as_ollama(log, "llama-3.1-8b");
+  EXPECT_EQ(r.modelled_version, "0.30");
+  EXPECT_EQ(r.plan.ollama.num_parallel, 2u);
+  EXPECT_EQ(r.plan.ollama.num_ctx, 8192u);
+  EXPECT_EQ(r.plan.model.kv_dtype, "q8_0");  // as the page and `plan --kv-dtype` carry it
+  ASSERT_EQ(r.figures.size(), 1u);
+  EXPECT_EQ(r.figures[0].match, "exact");
 }
 
 }  // namespace
