@@ -286,7 +286,8 @@ Result<bool> add_estimates(const EngineProfile& engine, const PlanInput& in, boo
         std::string(engine.info.label) +
             " allocates its buffers for what it is asked: " + std::string(engine.slots)));
   }
-  if (!engine.one_server_devices) {  // llama.cpp sizes its buffers to the request
+  // One server's engines size their buffers to the request (Ollama sets its own target).
+  if (!engine.one_server_devices) {
     const Result<TargetFit> target = plan_target(in, tightest, tightest_shape);
     if (!target.ok) return RB::failure(target.error);
     tightest.target = target.value;
@@ -323,7 +324,6 @@ Result<PlanState> plan_state(const PlanInput& given, PlanMemo* memo) {
   std::optional<PlanInput> with_options;
   if (engine.request_options != nullptr) {
     with_options.emplace(given);
-    with_options->engine_version = r.engine_version;
     if (const Result<bool> set = engine.request_options(*with_options); !set.ok)
       return RS::failure(set.error);
   }
