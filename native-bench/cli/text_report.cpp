@@ -1,14 +1,15 @@
 // The readable reports of kvscope's commands: every number from the core's report, laid out.
 #include "text_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "kvscope/base/units.hpp"
+#include "kvscope/engines/engine_catalog.hpp"
 #include "kvscope/model/catalog.hpp"
 #include "kvscope/model/dtype.hpp"
-#include "kvscope/engines/engine_catalog.hpp"
-#include "kvscope/base/units.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -225,7 +226,14 @@ void print_report(const EstimateReport& r, std::ostream& out) {
   out << ", " << r.shape.layers.size() << " layers, KV dtype " << r.kv_dtype.name << "\n\n";
   out << "  KV per token       " << with_commas(r.kv.kv_bytes_per_token) << " bytes ("
       << format_binary_size(r.kv.kv_bytes_per_token) << ") across " << r.kv.kv_layers
-      << " layers that keep tokens\n";
+      << " layers that keep tokens";
+  if (r.kv.compressed_kv_bytes_per_token != 0) {  // compressed attention: the windows, then entries
+    char avg[32];
+    std::snprintf(avg, sizeof avg, "%.2f", r.kv.compressed_kv_bytes_per_token);
+    out << " while their windows fill,\n                     then " << avg
+        << " bytes per token on average in compressed entries (one per compress_ratio tokens)";
+  }
+  out << "\n";
   out << "  per sequence       " << bytes_line(r.kv.kv_bytes_per_sequence) << " at "
       << with_commas(w.context_tokens) << " tokens\n";
   out << "  total              " << bytes_line(r.kv.kv_bytes_total) << " for " << w.batch
@@ -236,7 +244,13 @@ void print_report(const EstimateReport& r, std::ostream& out) {
         << with_commas(r.kv.shared_prefix_bytes) << " bytes)";
   }
   out << "\n";
-  if (r.kv.state_bytes_per_sequence != 0) {
+  const bool compressor = std::any_of(r.kv.groups.begin(), r.kv.groups.end(), [](const GroupKv& g) {
+    return g.group.spec.attention == AttentionKind::kCompressed;
+  });
+  if (compressor && r.kv.state_bytes_per_sequence != 0) {
+    out << "  compressor state   " << bytes_line(r.kv.state_bytes_per_sequence)
+        << " per sequence (fp32, constant in context)\n";
+  } else if (r.kv.state_bytes_per_sequence != 0) {
     const std::string& ssm = r.shape.ssm_state_dtype;
     out << "  recurrent state    " << bytes_line(r.kv.state_bytes_per_sequence) << " per sequence ("
         << (ssm.empty() || ssm == r.state_dtype.name
@@ -255,7 +269,10 @@ void print_report(const EstimateReport& r, std::ostream& out) {
         << pad(s.keeps_tokens() ? std::to_string(s.k_head_dim) + "/" + std::to_string(s.v_head_dim)
                                 : "-",
                10)
-        << pad(s.windowed() ? with_commas(s.window_tokens) : "-", 9)
+        << pad(s.windowed() || s.attention == AttentionKind::kCompressed
+                   ? with_commas(s.window_tokens)
+                   : "-",
+               9)
         << pad(with_commas(g.kv_bytes_per_token), 13)
         << pad(s.keeps_tokens() ? with_commas(g.kept_tokens_per_sequence) : "-", 13)
         << with_commas(g.kv_bytes_per_sequence) << "\n";

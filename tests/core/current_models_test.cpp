@@ -263,15 +263,6 @@ TEST(CurrentModels, VllmKimiDeltaStateInFp32) {
   EXPECT_EQ(p.estimate.kv.state_bytes_per_sequence, 20u * (36864 * 2 + 524288 * 4));
 }
 
-// DeepSeek-V4's compressed caches are refused by name, not sized as something they are not.
-TEST(CurrentModels, DeepSeekV4CompressedCachesAreRefusedByName) {
-  const Result<ImportedModel> r =
-      import_config(test::read_data("real-configs/deepseek-ai__deepseek-v4-flash.json"));
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.error.code, kUnsupported);
-  EXPECT_EQ(r.error.field, "compress_ratios");
-}
-
 // Nemotron-H's MLPs and experts are up + down with relu2, no gate (NemotronHMLP in transformers).
 TEST(CurrentModels, NemotronHExpertsHaveNoGate) {
   PlanInput in = real_plan("nvidia__nvidia-nemotron-3-nano-30b-a3b.json", "h200-sxm-141gb", 8192);

@@ -73,7 +73,7 @@ TEST(PlanProperties, PoolsFitTheCardAndConcurrencyNeverGrowsWithContext) {
   Draw draw(20261202);
   int checked = 0, compared = 0;
   std::vector<int> per_engine(std::size(kEngines));
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 3300; ++i) {
     PlanInput in = random_plan(draw);
     const Result<PlanReport> a = plan(in);
     if (!a.ok) {  // a refusal (TP that does not divide, a dtype a head dim does not fit) names it

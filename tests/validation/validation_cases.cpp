@@ -66,6 +66,13 @@ std::vector<Case> cases() {
                             {"--config", real_config("qwen__qwen3.5-4b.json")});
   auto qwen35_sglang_186 = qwen35_sglang_rest;
   qwen35_sglang_186.insert(qwen35_sglang_186.end(), {"--max-mamba-cache-size", "186"});
+  // tests/data/logs/vllm-v1-deepseek-v4-flash-2xgh200-tp2-30k-error.log: the LLM class batches
+  // 16,384 tokens on a card of 70 GiB or more; 5.4415 GiB prints as the log's 5.44.
+  auto dsv4_gh200 = words(
+      "plan --tp 2 --engine vllm --engine-version 0.22 --max-model-len 30000 --kv-dtype fp8 "
+      "--block-size 256 --kv-memory 5.4415GiB --max-num-batched-tokens 16384");
+  dsv4_gh200.insert(dsv4_gh200.begin() + 1,
+                    {"--config", real_config("deepseek-ai__deepseek-v4-flash.json")});
   return {
       {"vLLM",
        "vLLM issue #25350",
@@ -80,6 +87,12 @@ std::vector<Case> cases() {
        {"plan", "--config", fixture("vllm_issue_25350_shape.json"), "--kv-dtype", "fp8",
         "--max-model-len", "221000", "--kv-memory", "5.5886GiB", "--engine-version", "0.10"},
        "122080",
+       [](const json& j) { return std::to_string(j["max_model_len_that_fits"].get<uint64_t>()); }},
+      {"vLLM", "vLLM issue #44376 (DeepSeek-V4-Flash, 2 x GH200, TP 2, 0.22)",
+       "KV cache needed for 30000 (GiB)", dsv4_gh200, "6.66",
+       [](const json& j) { return gib(j["kv_bytes_needed_for_max_model_len"].get<double>()); }},
+      {"vLLM", "vLLM issue #44376", "estimated maximum model length with 5.44 GiB", dsv4_gh200,
+       "13528",
        [](const json& j) { return std::to_string(j["max_model_len_that_fits"].get<uint64_t>()); }},
       {"vLLM",
        "vllm-project/recipes PR #12 (Qwen3-Coder-480B)",

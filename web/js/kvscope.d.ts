@@ -317,12 +317,17 @@ export interface LayerGroup {
   k_head_dim: number;
   v_head_dim: number;
   window_tokens: Tokens | null;
+  /** Compressed attention (DeepSeek-V4): tokens pooled into one compressed entry. */
+  compress_ratio: number | null;
   state_values_per_layer: number;
   kv_bytes_per_token_per_layer: Bytes;
   kv_bytes_per_token: Bytes;
   kv_bytes_per_token_formula: string;
   kept_tokens_per_sequence: Tokens;
   allocated_tokens_per_sequence: Tokens;
+  /** A compressed entry of every layer of the group (latent and indexer key); 0 without. */
+  compressed_bytes_per_entry: Bytes;
+  compressed_entries_per_sequence: number;
   state_bytes_per_sequence: Bytes;
   kv_bytes_per_sequence: Bytes;
   kv_bytes_total: Bytes;
@@ -387,6 +392,8 @@ export interface EstimateReport {
   model: ModelSummary;
   kv_dtype: DtypeInfo;
   kv_bytes_per_token: Bytes;
+  /** Compressed attention: bytes each token adds on average to the compressed entries. */
+  compressed_kv_bytes_per_token: number;
   kv_bytes_per_sequence: Bytes;
   kv_bytes_total: Bytes;
   recurrent_state_bytes_per_sequence: Bytes;

@@ -104,6 +104,7 @@ EngineProfile vllm_row() {
   vllm.ssm_state_default = engines::vllm_ssm_state_default;
   vllm.shape_options = engines::vllm_shape_options;
   vllm.sparse_mla_fp8_ds = true;
+  vllm.compressed_attention = true;
   vllm.default_block_size = engines::vllm_default_block_size;
   // vllm/config/cache.py CacheDType; vllm/model_executor/layers/quantization/fp8.py (fp8 at load).
   vllm.info.kv_dtype_choices = {"auto", "fp8"};
@@ -277,6 +278,7 @@ EngineProfile ollama_row() {
 EngineProfile plain_row() {
   EngineProfile plain;
   plain.info.id = "plain";
+  plain.compressed_attention = true;
   plain.info.label = "plain arithmetic (no engine)";
   plain.info.workload =
       "batch sequences of context_tokens each, in what the card holds after the weights and "

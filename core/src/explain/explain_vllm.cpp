@@ -27,7 +27,8 @@ std::string vllm_version_of(const LogReading& log) {
                   log.argument("v0_engine") != nullptr;
   if (v0) return id == "0.7" ? id : "v0";
   // A log that names no release: the newest line whose budget has the terms it prints (a CUDA-graph
-  // reserve only from 0.20).
+  // reserve only from 0.20), or the oldest line that words its refusal as it does.
+  if (id.empty() && log.argument("refusal_wording") != nullptr) return "0.21";
   if (id.empty() && log.argument("cudagraph_memory_reserved") == nullptr) return "0.16";
   return id;
 }

@@ -183,6 +183,9 @@ class Reader {
     // larger than the available KV cache memory (Y GiB). ... maximum model length is Z."
     if (const size_t at = line.find("KV cache is needed"); at != std::string_view::npos) {
       engine("vllm");
+      // "the model's max seq len": the wording of 0.22 on (vLLM issue #44376), "models's" before.
+      if (line.find("the model's max seq len") != std::string_view::npos)
+        argument("refusal_wording", "model's");
       const size_t open = line.rfind('(', at);
       if (open != std::string_view::npos) read("error_kv_needed_gib", line.substr(open), "(", n);
       read("error_max_seq_len", line, "max seq len (", n);

@@ -126,6 +126,17 @@ std::string kv_bytes_per_token_formula(const GroupKv& g, const Dtype& kv) {
   const LayerSpec& s = g.group.spec;
   if (!s.keeps_tokens()) return "";
   const std::string layers = std::to_string(g.group.layer_indices.size());
+  if (s.attention == AttentionKind::kCompressed) {
+    const uint64_t count = g.group.layer_indices.size();
+    std::string out = layers + " × " + with_commas(g.kv_bytes_per_token_per_layer) +
+                      " bytes per window entry (" + kv.name +
+                      ") = " + with_commas(g.kv_bytes_per_token) + " bytes";
+    if (s.compress_ratio == 0) return out;
+    return out + "; every " + std::to_string(s.compress_ratio) + " tokens " + layers + " × " +
+           with_commas(g.compressed_bytes_per_entry / count) + " bytes per compressed entry" +
+           (s.indexer_head_dim != 0 ? " (latent + indexer key)" : "") + " = " +
+           with_commas(g.compressed_bytes_per_entry) + " bytes";
+  }
   const std::string total = " = " + with_commas(g.kv_bytes_per_token) + " bytes";
   const bool whole_bytes = kv.block_values == 1 && kv.row_scale_bits == 0 && kv.block_bits % 8 == 0;
   if (whole_bytes) {

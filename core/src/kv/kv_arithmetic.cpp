@@ -24,6 +24,39 @@ uint64_t indexer_bytes_per_token(const LayerSpec& layer) {
   return layer.indexer_head_dim + ceil_div(layer.indexer_head_dim, 128) * 4;
 }
 
+Result<uint64_t> latent_entry_bytes(const LayerSpec& layer, const Dtype& kv) {
+  if (kv.name != "fp8_ds_mla") return head_rows_bytes(kv, layer.kv_heads, layer.k_head_dim);
+  // DeepSeek-V4's fp8_ds_mla entry (vLLM deepseek_v4_attention.py, SGLang
+  // DeepSeekV4SingleKVPool.get_bytes_per_token): the non-rope values in fp8 with a ue8m0 scale
+  // byte per 64 and one pad byte, the 64 rope values in bf16: 448 + 7 + 1 + 128 = 584 bytes.
+  constexpr uint32_t kRope = 64;
+  if (layer.k_head_dim <= kRope || (layer.k_head_dim - kRope) % 64 != 0) {
+    return Result<uint64_t>::failure(make_error(kInvalidValue, "kv_dtype",
+                                                "fp8_ds_mla needs a latent of 64 rope values after "
+                                                "whole blocks of 64 (DeepSeek-V4's 512)"));
+  }
+  const uint64_t nope = layer.k_head_dim - kRope;
+  return Result<uint64_t>::success(nope + nope / 64 + 1 + kRope * 2);
+}
+
+Result<uint64_t> compressed_entry_bytes(const LayerSpec& layer, const Dtype& kv) {
+  if (layer.attention != AttentionKind::kCompressed || layer.compress_ratio == 0)
+    return Result<uint64_t>::success(0);
+  const Result<uint64_t> latent = latent_entry_bytes(layer, kv);
+  if (!latent.ok) return latent;
+  return Result<uint64_t>::success(latent.value + indexer_bytes_per_token(layer));
+}
+
+uint64_t compressor_state_bytes(const LayerSpec& layer) {
+  if (layer.attention != AttentionKind::kCompressed || layer.compress_ratio == 0) return 0;
+  // vLLM CompressorStateCache / SGLang's compress-state rings: coff x ratio positions of
+  // 2 x coff x head_dim fp32 values (coff = 2 for the overlapping ratio-4 compressor, else 1),
+  // for the latent's compressor and, beside an indexer, the indexer's own.
+  const uint64_t coff = layer.compress_ratio == 4 ? 2 : 1;
+  const uint64_t positions = coff * layer.compress_ratio;
+  return positions * 2 * coff * (uint64_t{layer.k_head_dim} + layer.indexer_head_dim) * 4;
+}
+
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& kv) {
   return kv_bytes_per_token_per_layer(layer, kv, kv);
 }
@@ -31,6 +64,7 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
 Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtype& k_dtype,
                                               const Dtype& v_dtype) {
   if (!layer.keeps_tokens()) return Result<uint64_t>::success(0);
+  if (layer.attention == AttentionKind::kCompressed) return latent_entry_bytes(layer, k_dtype);
   if (k_dtype.name == "fp8_ds_mla") {
     // vLLM kv_cache_interface.py MLAAttentionSpec (cache_dtype_str "fp8_ds_mla"): the latent in
     // fp8 with an fp32 scale per 128 values, the 64 rope values in bf16 (qk_rope_head_dim 64).
@@ -52,8 +86,17 @@ Result<uint64_t> kv_bytes_per_token_per_layer(const LayerSpec& layer, const Dtyp
   return Result<uint64_t>::success(k.value + v.value + indexer_bytes_per_token(layer));
 }
 
+uint64_t compressed_entries_attended(const LayerSpec& layer, uint64_t position) {
+  if (layer.attention != AttentionKind::kCompressed || layer.compress_ratio == 0) return 0;
+  const uint64_t entries = position / layer.compress_ratio;
+  return layer.index_topk != 0 ? std::min<uint64_t>(entries, layer.index_topk) : entries;
+}
+
 uint64_t attended_tokens(const LayerSpec& layer, uint64_t position) {
   if (!layer.keeps_tokens() && layer.attention != AttentionKind::kShared) return 0;
+  if (layer.attention == AttentionKind::kCompressed) {
+    return std::min(position, layer.window_tokens) + compressed_entries_attended(layer, position);
+  }
   if (layer.window_tokens == 0 || position == 0) return position;
   if (layer.attention == AttentionKind::kSlidingWindow)
     return std::min(position, layer.window_tokens);
@@ -65,6 +108,19 @@ double attended_tokens_through(const LayerSpec& layer, uint64_t n) {
   const double all = static_cast<double>(n);
   auto triangle = [](double k) { return k * (k + 1) / 2; };
   if (attended_tokens(layer, n) == 0 && n != 0) return 0;
+  if (layer.attention == AttentionKind::kCompressed) {
+    const double w = static_cast<double>(std::min(layer.window_tokens, n));
+    const double window = triangle(w) + (all - w) * w;
+    if (layer.compress_ratio == 0) return window;
+    // sum of floor(p / r) for p = 1..m, then the top-k cap for every later position
+    const uint64_t r = layer.compress_ratio;
+    const uint64_t cap_from = layer.index_topk != 0 ? uint64_t{layer.index_topk} * r : n + 1;
+    const uint64_t m = std::min(n, cap_from - 1);
+    const double q = static_cast<double>(m / r);
+    const double below =
+        static_cast<double>(r) * q * (q - 1) / 2 + q * static_cast<double>(m % r + 1);
+    return window + below + static_cast<double>(n - m) * layer.index_topk;
+  }
   if (layer.window_tokens == 0 || layer.window_tokens >= n) return triangle(all);
   const double w = static_cast<double>(layer.window_tokens);
   if (layer.attention == AttentionKind::kSlidingWindow) return triangle(w) + (all - w) * w;
@@ -105,7 +161,7 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
           make_error(kInvalidValue, at(),
                      "an attention layer needs at least one KV head and a head dimension"));
     }
-    if (l.windowed() && l.window_tokens == 0) {
+    if ((l.windowed() || l.attention == AttentionKind::kCompressed) && l.window_tokens == 0) {
       return R::failure(
           make_error(kInvalidValue, at() + ".window_tokens", "must be at least 1 token"));
     }
@@ -128,7 +184,11 @@ Result<KvLayout> kv_layout(const ModelShape& shape, const Dtype& kv, const Dtype
     if (group_per_token.overflowed())
       return R::failure(byte_count_overflow("kv_dtype", "KV bytes per token"));
     g.kv_bytes_per_token = group_per_token.value();
-    const CheckedU64 state_bytes = CheckedU64(state_layer.value) * layers;
+    const Result<uint64_t> entry = compressed_entry_bytes(spec, kv);
+    if (!entry.ok) return R::failure(entry.error);
+    g.compressed_bytes_per_entry = entry.value * layers;  // both far below 2^32
+    const CheckedU64 state_bytes =
+        (CheckedU64(state_layer.value) + compressor_state_bytes(spec)) * layers;
     if (state_bytes.overflowed())
       return R::failure(byte_count_overflow("state_dtype", "recurrent state"));
     g.state_bytes_per_sequence = state_bytes.value();

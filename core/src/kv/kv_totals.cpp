@@ -10,6 +10,36 @@
 #include "base/checked_math.hpp"
 
 namespace kvscope {
+namespace {
+
+// A compressed layer's entries beside its window: one per `ratio` tokens, paged in blocks of the
+// block size rounded up to whole entries, a shared prefix's whole blocks stored once.
+Result<bool> add_compressed_entries(const GroupKv& layer_group, const KvWorkload& w, uint64_t block,
+                                    GroupKv& g) {
+  const uint64_t ratio = layer_group.group.spec.compress_ratio;
+  const uint64_t span = ceil_div(block, ratio) * ratio;  // tokens of one block of entries
+  const uint64_t blocks = ceil_div(w.context_tokens, span);
+  const uint64_t shared_blocks = std::min(blocks, w.shared_prefix_tokens / span);
+  g.compressed_bytes_per_entry = layer_group.compressed_bytes_per_entry;
+  g.compressed_entries_per_sequence = w.context_tokens / ratio;
+  const CheckedU64 seq =
+      CheckedU64(g.compressed_bytes_per_entry) * g.compressed_entries_per_sequence +
+      g.kv_bytes_per_sequence;
+  if (seq.overflowed())
+    return Result<bool>::failure(byte_count_overflow("context_tokens", "KV bytes of one sequence"));
+  const CheckedU64 block_bytes = CheckedU64(g.compressed_bytes_per_entry) * (span / ratio);
+  const CheckedU64 shared = block_bytes * shared_blocks;
+  const CheckedU64 total =
+      shared + block_bytes * (blocks - shared_blocks) * w.batch + g.kv_bytes_total;
+  if (total.overflowed() || (shared + g.shared_prefix_bytes).overflowed())
+    return Result<bool>::failure(byte_count_overflow("batch", "KV bytes of the batch"));
+  g.kv_bytes_per_sequence = seq.value();
+  g.kv_bytes_total = total.value();
+  g.shared_prefix_bytes = (shared + g.shared_prefix_bytes).value();
+  return Result<bool>::success(true);
+}
+
+}  // namespace
 
 Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& w, bool with_groups) {
   using R = Result<KvEstimate>;
@@ -34,6 +64,11 @@ Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& w, bool w
     g.kv_bytes_per_token_per_layer = layer_group.kv_bytes_per_token_per_layer;
     g.kv_bytes_per_token = layer_group.kv_bytes_per_token;
     g.state_bytes_per_sequence = layer_group.state_bytes_per_sequence;
+    g.compressed_bytes_per_entry = layer_group.compressed_bytes_per_entry;
+    if (g.compressed_bytes_per_entry != 0) {
+      out.compressed_kv_bytes_per_token +=
+          static_cast<double>(g.compressed_bytes_per_entry) / layer_group.group.spec.compress_ratio;
+    }
     const LayerSpec& spec = layer_group.group.spec;
     const uint64_t layers = layer_group.group.layer_indices.size();
     const CheckedU64 state_bytes = g.state_bytes_per_sequence;
@@ -42,15 +77,16 @@ Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& w, bool w
       out.kv_layers += layers;
       per_token += g.kv_bytes_per_token;
       const uint64_t L = w.context_tokens;
-      g.kept_tokens_per_sequence = spec.windowed() ? std::min(L, spec.window_tokens) : L;
+      // A compressed layer's window behaves as a sliding layer's; its compressed entries follow.
+      const bool windowed = spec.windowed() || spec.attention == AttentionKind::kCompressed;
+      g.kept_tokens_per_sequence = windowed ? std::min(L, spec.window_tokens) : L;
       const uint64_t first_block = (L - g.kept_tokens_per_sequence) / block;
       const uint64_t end_block = ceil_div(L, block);
       // A window of W tokens spans at most ceil((W-1)/block) + 1 blocks when it does not start on
       // a block boundary; count that peak so bytes never shrink as the context grows
       // (vLLM SlidingWindowSpec.max_memory_usage_bytes reserves the same).
-      const uint64_t blocks = spec.windowed()
-                                  ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1)
-                                  : end_block;
+      const uint64_t blocks =
+          windowed ? std::min(end_block, ceil_div(spec.window_tokens - 1, block) + 1) : end_block;
       const uint64_t shared_blocks =
           prefix_blocks > first_block ? std::min(end_block, prefix_blocks) - first_block : 0;
       g.allocated_tokens_per_sequence = blocks * block;
@@ -69,6 +105,10 @@ Result<KvEstimate> kv_totals(const KvLayout& layout, const KvWorkload& w, bool w
       g.kv_bytes_per_sequence = seq.value();
       g.kv_bytes_total = group_total.value();
       g.shared_prefix_bytes = shared.value();
+      if (layer_group.compressed_bytes_per_entry != 0) {
+        const Result<bool> added = add_compressed_entries(layer_group, w, block, g);
+        if (!added.ok) return R::failure(added.error);
+      }
     }
     const CheckedU64 group_state_total = state_bytes * w.batch;
     const CheckedU64 seq_with_state =

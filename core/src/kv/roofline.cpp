@@ -19,6 +19,8 @@ double attention_flops_per_token(const ModelShape& s, const LayerSpec& l) {
   const double heads = s.num_attention_heads;
   const double width = l.attention == AttentionKind::kMla
                            ? 2.0 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim
+                       : l.attention == AttentionKind::kCompressed
+                           ? 2.0 * l.k_head_dim  // the latent is both key and value
                            : static_cast<double>(s.head_dim) + l.v_head_dim;
   return 2.0 * heads * width;
 }
@@ -59,6 +61,11 @@ Result<StepEstimate> bytes_moved(const GpuLoad& g, const Dtype& kv, const Dtype&
       if (!per_token.ok) return R::failure(per_token.error);
       per_sequence +=
           static_cast<double>(per_token.value) * static_cast<double>(attended_tokens(l, length));
+      if (l.attention == AttentionKind::kCompressed && l.compress_ratio != 0) {
+        // the indexer scores every compressed entry's key to pick its top-k
+        per_sequence += static_cast<double>(indexer_bytes_per_token(l)) *
+                        static_cast<double>(length / l.compress_ratio);
+      }
     }
   } else {
     const Result<KvEstimate> cache = kv_totals(g.gpu_shape, kv, state, KvWorkload{length, 1, 0, 0});

@@ -36,6 +36,8 @@ const char* attention_kind_name(AttentionKind kind) {
       return "chunked";
     case AttentionKind::kMla:
       return "mla";
+    case AttentionKind::kCompressed:
+      return "compressed";
     case AttentionKind::kShared:
       return "shared";
     case AttentionKind::kNone:
@@ -65,6 +67,9 @@ const char* state_kind_name(StateKind kind) {
 }
 
 std::string layer_kind_label(const LayerSpec& spec) {
+  if (spec.attention ==
+      AttentionKind::kCompressed)  // compressed_4, compressed_128; 0 = window only
+    return "compressed_" + std::to_string(spec.compress_ratio);
   if (spec.state == StateKind::kNone) return attention_kind_name(spec.attention);
   if (spec.attention == AttentionKind::kNone) return "recurrent";
   return std::string(attention_kind_name(spec.attention)) + "+recurrent";

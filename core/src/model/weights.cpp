@@ -129,6 +129,43 @@ class Inventory {
     out_.push_back(std::move(t));
   }
 
+  // DeepSeek-V4 (vllm/model_executor/models/deepseek_v4.py; checkpoint names): a query low-rank
+  // pair, one latent projection (wkv) read by every head, a sink per head, the output through
+  // o_groups low-rank groups (wo_a split with the heads, wo_b row-parallel); compressed layers add
+  // a gated compressor (wkv, wgate, a learned position bias ape) over coff x head_dim values, and
+  // ratio-4 layers an indexer with its own compressor. Compressors and norms stay in the
+  // checkpoint dtype and are replicated, as the query and latent down-projections are.
+  void add_compressed_attention(const LayerSpec& l, uint32_t i, bool draft) {
+    const MlaShape& m = s_.mla;
+    const uint64_t hidden = s_.hidden_size, heads = s_.num_attention_heads, d = l.k_head_dim;
+    const ModuleClass a = ModuleClass::kAttention, norms = ModuleClass::kNorms;
+    const std::string attn = n_.attention + ".";
+    add(i, draft, attn + "wq_a", a, true, m.q_lora_rank, hidden, 1, 1);
+    add(i, draft, attn + "q_norm", norms, false, m.q_lora_rank, 1);
+    add(i, draft, attn + "wq_b", a, true, mul(heads, d), m.q_lora_rank);
+    add(i, draft, attn + "wkv", a, true, d, hidden, 1, 1);
+    add(i, draft, attn + "kv_norm", norms, false, d, 1);
+    add(i, draft, attn + "attn_sink", norms, false, heads, 1);
+    add(i, draft, attn + "wo_a", a, true, uint64_t{m.o_groups} * m.o_lora_rank,
+        mul(heads, d) / std::max<uint64_t>(m.o_groups, 1));
+    add(i, draft, attn + "wo_b", a, true, hidden, uint64_t{m.o_groups} * m.o_lora_rank);
+    const uint64_t coff = l.compress_ratio == 4 ? 2 : 1;
+    auto compressor = [&](const std::string& at, uint64_t width) {
+      add(i, draft, at + "wkv", a, false, coff * width, hidden, 1, 1);
+      add(i, draft, at + "wgate", a, false, coff * width, hidden, 1, 1);
+      add(i, draft, at + "ape", norms, false, l.compress_ratio, coff * width);
+      add(i, draft, at + "norm", norms, false, width, 1);
+    };
+    if (l.compress_ratio != 0) compressor(attn + "compressor.", d);
+    if (l.indexer_head_dim != 0) {
+      const std::string ix = attn + "indexer.";
+      add(i, draft, ix + "wq_b", a, true, uint64_t{m.index_n_heads} * l.indexer_head_dim,
+          m.q_lora_rank, 1, 1);
+      add(i, draft, ix + "weights_proj", a, false, m.index_n_heads, hidden, 1, 1);
+      compressor(ix + "compressor.", l.indexer_head_dim);
+    }
+  }
+
   void add_layer(const LayerSpec& l, uint32_t i, bool draft) {
     const uint64_t hidden = s_.hidden_size, heads = s_.num_attention_heads;
     const std::string attn = n_.attention + ".";
@@ -159,6 +196,8 @@ class Inventory {
         // Kept in the checkpoint dtype by every fp8 release (a plain ReplicatedLinear in vLLM).
         add(i, draft, ix + "weights_proj", a, false, m.index_n_heads, hidden, 1, 1);
       }
+    } else if (l.attention == AttentionKind::kCompressed) {
+      add_compressed_attention(l, i, draft);
     } else if (l.attention != AttentionKind::kNone) {
       const ModuleClass a = ModuleClass::kAttention;
       add(i, draft, attn + "q_proj", a, true, heads * l.k_head_dim, hidden);  // q as wide as k

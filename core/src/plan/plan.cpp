@@ -125,6 +125,14 @@ Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
 Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, PlanModel& m,
                             PlanReport& r) {
   const ModelShape& shape = r.estimate.shape;
+  if (!engine.compressed_attention && !shape.layers.empty() &&
+      shape.layers[0].attention == AttentionKind::kCompressed) {
+    return Result<bool>::failure(make_error(
+        kUnsupported, "engine",
+        std::string(engine.info.label) +
+            ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vllm and "
+            "plain are)"));
+  }
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = engine.context_limit(shape);
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len

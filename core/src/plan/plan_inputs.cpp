@@ -79,8 +79,19 @@ bool engine_ssm_state_dtype(const EngineProfile& engine, const PlanInput& in, Pl
 
 bool engine_sparse_mla_layout(const EngineProfile& engine, const PlanInput& in, PlanReport& r) {
   const ModelShape& shape = r.estimate.shape;
-  if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
   if (!engine.sparse_mla_fp8_ds) return false;
+  if (!shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed) {
+    // DeepseekV4MLAAttention asserts an fp8 cache and keeps it as fp8_ds_mla
+    // (vllm/model_executor/layers/deepseek_v4_attention.py); "auto" cannot start.
+    const std::string& asked = in.model.kv_dtype;
+    if (asked != "auto" && asked != "fp8" && asked != "fp8_ds_mla") return false;
+    r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
+    r.notes.push_back(in.engine +
+                      " keeps DeepSeek-V4's cache as fp8_ds_mla only: 584 bytes a latent (448 fp8 "
+                      "values, their scales, 64 bf16 rope values), pages aligned to 576 bytes");
+    return true;
+  }
+  if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
   r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
   r.notes.push_back(in.engine +
                     " stores a sparse-attention MLA cache in fp8 as fp8_ds_mla: 656 "

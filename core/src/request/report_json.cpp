@@ -63,13 +63,17 @@ void write_group(JsonWriter& w, const GroupKv& g, const Dtype& kv) {
   w.field("kv_heads", s.kv_heads);
   w.field("k_head_dim", s.k_head_dim);
   w.field("v_head_dim", s.v_head_dim);
-  w.field_or_null("window_tokens", s.windowed(), s.window_tokens);
+  w.field_or_null("window_tokens", s.windowed() || s.attention == AttentionKind::kCompressed,
+                  s.window_tokens);
+  w.field_or_null("compress_ratio", s.compress_ratio != 0, s.compress_ratio);
   w.field("state_values_per_layer", s.state_values);
   w.field("kv_bytes_per_token_per_layer", g.kv_bytes_per_token_per_layer);
   w.field("kv_bytes_per_token", g.kv_bytes_per_token);
   w.field("kv_bytes_per_token_formula", kv_bytes_per_token_formula(g, kv));
   w.field("kept_tokens_per_sequence", g.kept_tokens_per_sequence);
   w.field("allocated_tokens_per_sequence", g.allocated_tokens_per_sequence);
+  w.field("compressed_bytes_per_entry", g.compressed_bytes_per_entry);
+  w.field("compressed_entries_per_sequence", g.compressed_entries_per_sequence);
   w.field("state_bytes_per_sequence", g.state_bytes_per_sequence);
   w.field("kv_bytes_per_sequence", g.kv_bytes_per_sequence);
   w.field("kv_bytes_total", g.kv_bytes_total);
@@ -103,6 +107,7 @@ void write_estimate_results(JsonWriter& w, const EstimateReport& r) {
   w.key("kv_dtype");
   write_dtype(w, r.kv_dtype);
   w.field("kv_bytes_per_token", r.kv.kv_bytes_per_token);
+  w.field("compressed_kv_bytes_per_token", r.kv.compressed_kv_bytes_per_token);
   w.field("kv_bytes_per_sequence", r.kv.kv_bytes_per_sequence);
   w.field("kv_bytes_total", r.kv.kv_bytes_total);
   w.field("recurrent_state_bytes_per_sequence", r.kv.state_bytes_per_sequence);

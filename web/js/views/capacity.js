@@ -76,7 +76,10 @@ export function capacityView(r, fmt) {
     h('strong', {}, `${commas(w.p99_concurrency)}`), ' with 99% confidence.') : null);
 }
 
-const GROUP_KINDS = { full: 'full-attention', sliding_window: 'sliding-window', chunked: 'chunked-attention', mamba: 'Mamba-state' };
+const GROUP_KINDS = {
+  full: 'full-attention', sliding_window: 'sliding-window', chunked: 'chunked-attention', mamba: 'Mamba-state',
+  compressed: 'compressed-latent', compressor_state: 'compressor-state',  // DeepSeek-V4
+};
 const kindOf = (t) => GROUP_KINDS[t.attention] ?? t.attention;
 
 /**
@@ -97,14 +100,19 @@ function hybridView(r, fmt) {
   const padding = g.types.filter((t) => t.padding_layers > 0);
   return h('div', { id: 'hybrid-accounting', 'data-blocks-per-request': g.blocks_per_request },
     h('h3', {}, 'How vLLM counts this hybrid model'),
-    h('p', {}, `vLLM keeps the layers in ${commas(groups)} groups of ${commas(g.group_size_layers)} layers: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(r.block_size_tokens)} tokens of one group's ${commas(g.group_size_layers)} layers (${fmt.size(g.page_bytes * g.group_size_layers)}).`),
+    g.types.some((t) => t.attention === 'compressed')
+      ? h('p', {}, `vLLM keeps DeepSeek-V4's caches in ${commas(groups)} groups: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(g.group_size_layers)} layer tuples, each one page of every compressed page size (${fmt.size(g.page_bytes * g.group_size_layers)}), ${commas(r.block_size_tokens)} tokens of the compressed caches.`)
+      : h('p', {}, `vLLM keeps the layers in ${commas(groups)} groups of ${commas(g.group_size_layers)} layers: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(r.block_size_tokens)} tokens of one group's ${commas(g.group_size_layers)} layers (${fmt.size(g.page_bytes * g.group_size_layers)}).`),
     h('ul', {}, g.types.map((t) => h('li', {}, `Each ${kindOf(t)} group takes ${holds(t)} for a request of ${len} tokens.`))),
     h('p', {}, `One request takes ${commas(g.blocks_per_request)} blocks in all, so ${commas(r.num_blocks)} ÷ ${commas(g.blocks_per_request)} = `,
       h('strong', {}, `${ratio(r.max_concurrency)} requests`), ` of ${len} tokens fit, and one sequence can grow to ${r.max_context === null ? 'any length' : `${commas(r.max_context)} tokens`}.`),
     r.kv_bytes_needed_for_max_model_len > r.kv_bytes_per_sequence ? h('p', { id: 'hybrid-reserved' },
       `vLLM sets aside ${fmt.bytes(r.kv_bytes_needed_for_max_model_len)} per request, not the ${fmt.bytes(r.kv_bytes_per_sequence)} its layers keep (KV bytes per token, above): whole blocks of every layer slot of a group, padding included` +
       `${g.types.some((t) => t.window_tokens) ? ', and in each windowed group the tokens of one step beside the window' : ''}.`) : null,
-    h('p', { id: 'hybrid-printed' }, `vLLM's log prints "GPU KV cache size: ${commas(r.kv_pool_tokens)} tokens": ${commas(r.num_blocks)} blocks ÷ ${commas(groups)} groups × ${commas(r.block_size_tokens)}, as if every token took a block in every group. For this model that understates the capacity; the figures above are what fits.`),
+    h('p', { id: 'hybrid-printed' }, r.kv_pool_tokens === Math.floor(r.max_concurrency * r.max_model_len)
+      // From 0.21 the printed size is the concurrency in tokens (get_kv_cache_capacity).
+      ? `vLLM's log prints "GPU KV cache size: ${commas(r.kv_pool_tokens)} tokens": ${ratio(r.max_concurrency)} requests × ${len} tokens, what the pool holds when every request is that long; shorter requests leave their groups' blocks to others.`
+      : `vLLM's log prints "GPU KV cache size: ${commas(r.kv_pool_tokens)} tokens": ${commas(r.num_blocks)} blocks ÷ ${commas(groups)} groups × ${commas(r.block_size_tokens)}, as if every token took a block in every group. For this model that understates the capacity; the figures above are what fits.`),
     padding.length ? h('p', {}, `vLLM pads the last ${padding.map(kindOf).join(' and ')} group with ${padding.map((t) => commas(t.padding_layers)).join(' and ')} empty layer slot${padding.length === 1 && padding[0].padding_layers === 1 ? '' : 's'}: memory it allocates and never uses.`) : null);
 }
 

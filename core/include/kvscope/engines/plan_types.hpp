@@ -195,7 +195,9 @@ struct StatePool {
 // vLLM's hybrid allocator (vllm/v1/core/kv_cache_utils.py get_kv_cache_groups): layers of each
 // cache type cut into groups of `group_size_layers`, every group drawing blocks from one pool.
 struct KvCacheGroupType {
-  std::string attention;        // full, sliding_window, chunked or mamba
+  // full, sliding_window, chunked or mamba; DeepSeek-V4: compressed, sliding_window,
+  // compressor_state (its layers are layer tuples)
+  std::string attention;
   uint64_t window_tokens = 0;   // sliding or chunked layers
   uint64_t layers = 0;
   uint64_t groups = 0;          // ceil(layers / group_size_layers)

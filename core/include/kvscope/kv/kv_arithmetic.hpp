@@ -25,7 +25,11 @@ struct GroupKv {
   uint64_t kept_tokens_per_sequence = 0;      // tokens held at the context (windows applied)
   uint64_t allocated_tokens_per_sequence =
       0;                                  // whole blocks holding the kept tokens (peak for windows)
-  uint64_t state_bytes_per_sequence = 0;  // recurrent state, all layers of the group
+  uint64_t state_bytes_per_sequence = 0;  // recurrent (or compressor) state, all layers
+  // Compressed attention (DeepSeek-V4): a compressed entry of every layer of the group (latent and
+  // indexer key), and the entries a sequence keeps at the context (one per compress_ratio tokens).
+  uint64_t compressed_bytes_per_entry = 0;
+  uint64_t compressed_entries_per_sequence = 0;
   uint64_t kv_bytes_per_sequence = 0;     // one sequence, unpaged, state included
   uint64_t kv_bytes_total = 0;            // batch, paging and shared prefix applied
   uint64_t shared_prefix_bytes = 0;       // the part of the total stored once
@@ -38,6 +42,9 @@ struct KvEstimate {
   uint64_t state_bytes_per_sequence = 0;
   uint64_t shared_prefix_bytes = 0;
   uint64_t kv_layers = 0;  // layers that keep per-token KV
+  // Compressed attention: what each token adds on average to the compressed entries (their bytes
+  // over compress_ratio, summed over layers), beyond kv_bytes_per_token's windows.
+  double compressed_kv_bytes_per_token = 0;
   std::vector<GroupKv> groups;
 };
 
@@ -46,10 +53,19 @@ struct KvEstimate {
 // get_cell_size_per_token's NSA term).
 uint64_t indexer_bytes_per_token(const LayerSpec& layer);
 
+// A compressed-attention layer's (DeepSeek-V4) cache entries: one latent in `kv` (the window's
+// entry), a compressed entry (a latent and the indexer's key), and the compressors' fp32 state
+// one sequence keeps. 0 for other layers.
+Result<uint64_t> latent_entry_bytes(const LayerSpec& layer, const Dtype& kv);
+Result<uint64_t> compressed_entry_bytes(const LayerSpec& layer, const Dtype& kv);
+uint64_t compressor_state_bytes(const LayerSpec& layer);
+
 // Tokens a query at `position` (1-based) attends to in `layer`: all before it, the last window of a
-// sliding layer, those of its own chunk in a chunked layer (Llama 4's attention_chunk_size); 0 for
-// layers that keep no tokens.
+// sliding layer, those of its own chunk in a chunked layer (Llama 4's attention_chunk_size), a
+// compressed layer's window and compressed entries; 0 for layers that keep no tokens.
 uint64_t attended_tokens(const LayerSpec& layer, uint64_t position);
+// Of those, the compressed entries a compressed-attention layer reads (all, or its top-k).
+uint64_t compressed_entries_attended(const LayerSpec& layer, uint64_t position);
 // The same summed over positions 1..n (a causal prefill), as a double: it passes 2^64 at 2^32.
 double attended_tokens_through(const LayerSpec& layer, uint64_t n);
 

@@ -17,8 +17,11 @@ enum class AttentionKind {
   kSlidingWindow,  // the last `window_tokens` tokens
   kChunked,        // tokens of the current chunk of `window_tokens` (Llama 4 local layers)
   kMla,            // one compressed latent per token (DeepSeek MLA), no separate V
-  kShared,         // attends over another layer's cache; allocates none (cross-layer sharing)
-  kNone,           // no attention (recurrent-only or MLP-only layer)
+  // DeepSeek-V4: the latents of the last `window_tokens` tokens, and one latent per
+  // `compress_ratio` tokens of the whole sequence (none when the ratio is 0)
+  kCompressed,
+  kShared,  // attends over another layer's cache; allocates none (cross-layer sharing)
+  kNone,    // no attention (recurrent-only or MLP-only layer)
 };
 
 // What recurrent state, if any, a layer keeps per sequence (constant in context).
@@ -48,11 +51,16 @@ struct LayerSpec {
   // latent, index_head_dim fp8 values and one fp32 scale per 128 of them per token.
   uint32_t indexer_head_dim = 0;
   bool k_eq_v = false;  // V is the K projection (Gemma 4 attention_k_eq_v): no v_proj weights
+  // kCompressed: tokens pooled into one compressed latent (DeepSeek-V4 compress_ratios: 4 keeps an
+  // indexer and selects top-k of them, 128 attends to all; 0 = the window only).
+  uint32_t compress_ratio = 0;
+  uint32_t index_topk = 0;  // kCompressed with an indexer: compressed entries a query selects
   MlpKind mlp = MlpKind::kDense;
 
   bool keeps_tokens() const {
     return attention == AttentionKind::kFull || attention == AttentionKind::kSlidingWindow ||
-           attention == AttentionKind::kChunked || attention == AttentionKind::kMla;
+           attention == AttentionKind::kChunked || attention == AttentionKind::kMla ||
+           attention == AttentionKind::kCompressed;
   }
   bool windowed() const {
     return attention == AttentionKind::kSlidingWindow || attention == AttentionKind::kChunked;
@@ -62,7 +70,8 @@ struct LayerSpec {
     return attention == o.attention && kv_heads == o.kv_heads && k_head_dim == o.k_head_dim &&
            v_head_dim == o.v_head_dim && window_tokens == o.window_tokens && state == o.state &&
            state_values == o.state_values && ssm_state_values == o.ssm_state_values &&
-           indexer_head_dim == o.indexer_head_dim;
+           indexer_head_dim == o.indexer_head_dim && compress_ratio == o.compress_ratio &&
+           index_topk == o.index_topk;
   }
 };
 
@@ -83,6 +92,9 @@ struct MlaShape {
   uint32_t index_n_heads = 0;  // sparse attention's indexer (0 = dense MLA)
   uint32_t index_head_dim = 0;
   uint32_t index_topk = 0;     // tokens each query attends to
+  // DeepSeek-V4's grouped low-rank output projection: o_groups groups of o_lora_rank.
+  uint32_t o_lora_rank = 0;
+  uint32_t o_groups = 0;
 };
 
 // What config.json says about the longest sequence, as the engines read it.
@@ -146,13 +158,13 @@ struct LayerGroup {
 // Groups layers by cache layout, in order of first appearance.
 std::vector<LayerGroup> group_layers(const ModelShape& shape);
 
-// Stable names used in JSON and the page: "full", "sliding_window", "chunked", "mla", "shared",
-// "none".
+// Stable names used in JSON and the page: "full", "sliding_window", "chunked", "mla",
+// "compressed", "shared", "none".
 const char* attention_kind_name(AttentionKind kind);
 // "", "mamba", "mamba2", "gated_delta_net", "linear_attention", "short_conv".
 const char* state_kind_name(StateKind kind);
 // One word for a group: the attention kind, "recurrent" for state-only layers, "<kind>+recurrent"
-// for both.
+// for both, "compressed_<ratio>" for compressed attention ("compressed_0": the window only).
 std::string layer_kind_label(const LayerSpec& spec);
 
 }  // namespace kvscope

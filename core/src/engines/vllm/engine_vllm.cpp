@@ -70,7 +70,7 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
   out.mamba_cache_mode = !options.mamba_cache_mode.empty() ? options.mamba_cache_mode
                          : hybrid && line >= 29            ? "align"
                                                            : "none";
-  out.cpu_backend_wording = line >= 29;
+  out.cpu_backend_wording = line >= 21;
   return out;
 }
 
@@ -144,7 +144,7 @@ class VllmBlocks {
   CheckedU64 blocks_needed(const VllmLayout& groups, uint64_t len) const {
     CheckedU64 blocks;
     for (const VllmType& t : groups.types)
-      blocks += CheckedU64(blocks_per_group(t, len)) * ceil_div(t.layers, groups.group_size);
+      blocks += CheckedU64(blocks_per_group(t, len)) * t.groups;
     return blocks;
   }
   CheckedU64 needed_bytes(uint64_t len) const {
@@ -253,10 +253,11 @@ void report_kv_cache_groups(PlanReport& r, const VllmLayout& layout, const VllmB
   g.page_bytes = layout.page;
   g.blocks_per_request = blocks.blocks_needed(layout, r.max_model_len).value();
   for (const VllmType& t : layout.types) {
-    const uint64_t groups = ceil_div(t.layers, layout.group_size);
-    g.types.push_back({t.kind == AttentionKind::kNone ? "mamba" : attention_kind_name(t.kind),
-                       t.window, t.layers, groups, groups * layout.group_size - t.layers, t.block,
-                       blocks.blocks_per_group(t, r.max_model_len)});
+    g.types.push_back({t.name != nullptr                ? t.name
+                       : t.kind == AttentionKind::kNone ? "mamba"
+                                                        : attention_kind_name(t.kind),
+                       t.window, t.layers, t.groups, t.groups * layout.group_size - t.layers,
+                       t.block, blocks.blocks_per_group(t, r.max_model_len)});
   }
 }
 
@@ -307,6 +308,13 @@ Result<PlanReport> plan_vllm(PlanReport r, const ModelShape& shape, const PlanIn
     r.notes.push_back("vLLM " + r.engine_version_label +
                       " caches a hybrid's states for prefixes by default, in align mode: two "
                       "state blocks per request (PR #50991; --mamba-cache-mode none for one)");
+  }
+  if (!shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed &&
+      vllm_line(r.engine_version) < 20) {
+    return R::failure(make_error(kUnsupported, "engine_version",
+                                 "vLLM " + r.engine_version_label +
+                                     " does not run DeepSeek-V4: it came in 0.20.0 (vLLM's "
+                                     "DeepSeek-V4 recipe)"));
   }
   const Result<bool> budget = vllm_budget(r, shape, in, release);
   if (!budget.ok) return R::failure(budget.error);
@@ -383,6 +391,13 @@ void vllm_ssm_state_default(ModelShape& shape) {
 // vLLM's default block: 16 tokens (vllm/config/cache.py), 64 for MLA, which the FlashMLA backend
 // forces (vllm/platforms/cuda.py).
 uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note) {
+  if (!shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed) {
+    note =
+        "block size 256: DeepSeek-V4's, as vLLM's recipes and logs run it (at smaller blocks "
+        "its compressed pages are smaller than the 64-token window page, which its layout "
+        "refuses)";
+    return 256;
+  }
   const bool mla = shape.mla.kv_lora_rank != 0;
   note = mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
              : "block size 16: vLLM's default (vllm/config/cache.py)";
@@ -404,7 +419,10 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
                      shortest_decimal(vllm_utilization(in.vllm, vllm_release(r, in.vllm)))});
   if (!in.speculative_config.empty())
     w.insert(w.end(), {"--speculative-config", in.speculative_config});
-  if (in.model.kv_dtype != "auto") {
+  const bool deepseek_v4 = r.estimate.shape.model_type == "deepseek_v4";
+  if (deepseek_v4) {  // the recipes' flags: its cache layout and its tokenizer
+    w.insert(w.end(), {"--kv-cache-dtype", "fp8_ds_mla", "--tokenizer-mode", "deepseek_v4"});
+  } else if (in.model.kv_dtype != "auto") {
     // 16-bit caches are the model's dtype ("auto", the same bytes); the sparse MLA backend turns
     // fp8 into its fp8_ds_mla layout itself.
     const std::string name = engine_kv_dtype("vLLM", "--kv-cache-dtype", r.estimate.kv_dtype.name,
@@ -428,8 +446,8 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--pipeline-parallel-size", std::to_string(r.pipeline_parallel)});
   if (r.data_parallel > 1)
     w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
-  if (in.block_size_tokens != 0)
-    w.insert(w.end(), {"--block-size", std::to_string(in.block_size_tokens)});
+  if (in.block_size_tokens != 0 || deepseek_v4)
+    w.insert(w.end(), {"--block-size", std::to_string(r.block_size_tokens)});
   // A target beyond the scheduler's default running-request cap needs the cap raised.
   const uint64_t per_replica = ceil_div(r.target.sequences, r.data_parallel);
   if (r.target.present && per_replica > (vllm_large_card(r) ? 1024u : 256u))

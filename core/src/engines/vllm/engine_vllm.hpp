@@ -18,7 +18,9 @@ struct VllmType {
   uint64_t page_bytes = 0;  // one block of one layer
   uint64_t block = 0;       // tokens per block (grown by page unification)
   uint64_t layers = 0;
+  uint64_t groups = 0;  // KV-cache groups of this type (layers padded to whole groups)
   bool mla = false;  // an MLA layer: its page cannot be padded
+  const char* name = nullptr;  // the report's word when not the attention kind's
 };
 
 // The groups of one GPU's layers: the spec types, the common page, layers per group, groups.
@@ -43,6 +45,12 @@ struct VllmLayoutRules {
 // The groups vLLM makes of `layers`; `notes` (when not null) says how pages were unified.
 Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmLayoutRules& rules,
                                std::vector<std::string>* notes);
+// DeepSeek-V4's (engine_vllm_dsv4.cpp): its caches' specs grouped into UniformTypeKVCacheSpecs
+// that share one tensor layout of layer tuples; `page` is a tuple's bytes, `group_size` the
+// tuples in a block, each type one spec family with its groups.
+Result<VllmLayout> vllm_deepseek_v4_layout(const std::vector<LayerSpec>& layers,
+                                           const VllmLayoutRules& rules,
+                                           std::vector<std::string>* notes);
 
 // What differs between vLLM's release lines (engine_table.cpp lists them, newest first).
 struct VllmRelease {
@@ -72,7 +80,8 @@ struct VllmRelease {
   // 0.29), two state blocks per request; none before.
   std::string mamba_cache_mode;
   // The refusal's newer wording ("the model's max seq len", the CPU backend's clauses), as in the
-  // 0.29 source (kv_cache_planning.py _check_enough_kv_cache_memory); when it came is not known.
+  // 0.29 source (kv_cache_planning.py _check_enough_kv_cache_memory) and already in a 0.22 log of
+  // June 2026 (vLLM issue #44376): kvscope from the 0.21 line.
   bool cpu_backend_wording = false;
 };
 

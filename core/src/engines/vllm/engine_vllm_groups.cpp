@@ -13,6 +13,10 @@ Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmL
   const Error page_too_large =
       make_error(kOutOfRange, "block_size_tokens", "one block's bytes exceed 2^64-1");
   using RL = Result<VllmLayout>;
+  const bool compressed = std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) {
+    return l.attention == AttentionKind::kCompressed;
+  });
+  if (compressed) return vllm_deepseek_v4_layout(layers, rules, notes);
   VllmLayout out;
   std::vector<VllmType>& types = out.types;
   auto add_layer = [&types](const VllmType& t) {
@@ -107,7 +111,10 @@ Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmL
                    : static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count)
                        ? max_count
                        : min_count;
-  for (const VllmType& t : types) out.num_groups += ceil_div(t.layers, out.group_size);
+  for (VllmType& t : types) {
+    t.groups = ceil_div(t.layers, out.group_size);
+    out.num_groups += t.groups;
+  }
   return RL::success(std::move(out));
 }
 

@@ -53,6 +53,8 @@ class Importer {
   void read_position_limits();
   void read_intermediate();
   void read_head_dims();
+  // DeepSeek-V4's compressed attention: the latent, query and output projection widths.
+  void read_compressed_attention_dims();
   // KV heads in vLLM's order (ModelConfig.get_total_num_kv_heads), one value per layer.
   void read_kv_heads();
   // Which layers route to experts (for weight counting in the capacity planner).
@@ -96,6 +98,11 @@ class Importer {
   void read_sliding_pattern();
   // Gemma 3n: the last num_kv_shared_layers layers read earlier layers' caches.
   void read_shared_kv_layers();
+  // DeepSeek-V4: every layer keeps a sliding window of latents and, by compress_ratios[i], one
+  // compressed latent per 4 (with an indexer) or 128 tokens, or none; entries past the decoder
+  // layers are the MTP layers'.
+  LayerSpec compressed_layer(size_t i, uint64_t window) const;
+  void read_compress_ratios();
   // MTP / next-n prediction layers after the decoder layers (DeepSeek, GLM, MiMo:
   // num_nextn_predict_layers; Qwen3-Next / Qwen3.5: mtp_num_hidden_layers). Each is one more
   // decoder layer like the model's last attention layer; engines load it only to draft tokens.
@@ -120,6 +127,8 @@ class Importer {
   size_t layers_ = 0;  // bounded by kMaxLayers
   uint64_t heads_ = 0;
   bool mla_ = false;
+  bool compressed_ = false;                // DeepSeek-V4: compress_ratios
+  std::vector<uint32_t> compress_ratios_;  // the decoder layers', then the MTP layers'
   uint32_t v_head_dim_ = 0;
   std::vector<uint32_t> kv_heads_;
 };

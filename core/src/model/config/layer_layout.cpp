@@ -45,10 +45,49 @@ std::optional<uint64_t> Importer::sliding_window(const char* reason_key) {
   return w;
 }
 
+LayerSpec Importer::compressed_layer(size_t i, uint64_t window) const {
+  LayerSpec s;
+  s.attention = AttentionKind::kCompressed;
+  s.kv_heads = 1;
+  s.k_head_dim = shape_.head_dim;
+  s.window_tokens = window;
+  s.compress_ratio = i < compress_ratios_.size() ? compress_ratios_[i] : 0;
+  // Only ratio-4 layers select their entries with an indexer (DeepseekV4MLAAttention builds one
+  // when compress_ratio == 4; vllm/model_executor/layers/deepseek_v4_attention.py).
+  if (s.compress_ratio == 4 && shape_.mla.index_head_dim != 0) {
+    s.indexer_head_dim = shape_.mla.index_head_dim;
+    s.index_topk = shape_.mla.index_topk;
+  }
+  return s;
+}
+
+void Importer::read_compress_ratios() {
+  const json* list = r_.lookup("compress_ratios");
+  if (list == nullptr || r_.failed()) return;
+  if (!list->is_array() || list->size() < layers_) {
+    r_.fail(kInvalidValue, "compress_ratios",
+            "expected a list with an entry per layer (" + std::to_string(layers_) + "), got " +
+                describe(*list));
+    return;
+  }
+  for (size_t i = 0; i < list->size() && !r_.failed(); ++i) {
+    const std::string key = "compress_ratios[" + std::to_string(i) + "]";
+    const std::optional<uint64_t> ratio = r_.to_count((*list)[i], key, 0, kMaxTokens);
+    if (ratio && *ratio == 1)
+      r_.fail(kInvalidValue, key, "1 compresses nothing: 0 (none) or 2 and more");
+    if (ratio) compress_ratios_.push_back(static_cast<uint32_t>(*ratio));
+  }
+  const std::optional<uint64_t> window = sliding_window("compress_ratios");
+  for (size_t i = 0; i < layers_ && window && !r_.failed(); ++i)
+    shape_.layers[i] = compressed_layer(i, *window);
+}
+
 void Importer::read_layer_types() {
   if (r_.failed()) return;
   shape_.layers.assign(layers_, LayerSpec{});
-  if (r_.has("layer_types")) {
+  if (compressed_) {
+    read_compress_ratios();
+  } else if (r_.has("layer_types")) {
     read_layer_types_list();
   } else if (r_.has("hybrid_override_pattern")) {
     read_hybrid_pattern();
@@ -349,9 +388,13 @@ void Importer::read_draft_layers() {
   draft.state_values = draft.mixer_params = 0;
   draft.mlp = shape_.moe.num_experts != 0 ? MlpKind::kMoe : MlpKind::kDense;
   shape_.draft_layers.assign(static_cast<size_t>(n), draft);
+  for (size_t j = 0; compressed_ && j < shape_.draft_layers.size(); ++j) {
+    shape_.draft_layers[j] = compressed_layer(layers_ + j, draft.window_tokens);
+    shape_.draft_layers[j].mlp = draft.mlp;
+  }
   // DeepSeek's checkpoints store an embedding and head copy in each MTP layer (GLM-4.5 too).
   shape_.draft_embeddings =
-      is_one_of(type(), {"deepseek_v3", "deepseek_v32", "glm4_moe", "glm_moe_dsa"});
+      is_one_of(type(), {"deepseek_v3", "deepseek_v32", "deepseek_v4", "glm4_moe", "glm_moe_dsa"});
   r_.assume(r_.path(used) + " " + std::to_string(n) + ": " + std::to_string(n) +
             " MTP layer(s) in the checkpoint, loaded only for speculative decoding" +
             (shape_.draft_embeddings ? " (each with its own embedding and head copy)" : ""));

@@ -132,6 +132,10 @@ class QuantizationReader {
       const auto cols = r_.to_count(b[1], "weight_block_size[1]", 1, 1 << 16);
       if (!rows || !cols) return;
       const std::string block = std::to_string(*rows) + "x" + std::to_string(*cols);
+      if (type_ == "deepseek_v4") {
+        deepseek_v4_experts(block, static_cast<uint32_t>(*rows), static_cast<uint32_t>(*cols));
+        return;
+      }
       s_.rules.push_back(
           {{},
            {},
@@ -151,6 +155,33 @@ class QuantizationReader {
           "fp8 per tensor: linear layers in fp8 e4m3 with one fp32 scale each" +
               std::string(activations == "static" ? " (and an input scale)" : "") +
               "; embeddings, norms, routers and head in " + s_.plain.name);
+  }
+
+  // DeepSeek-V4: vLLM reads its "fp8" config as deepseek_v4_fp8 (DeepseekV4ForCausalLMConfig,
+  // vllm/model_executor/models/config.py), whose routed experts are MXFP4 unless expert_dtype
+  // says fp8 (the -Base checkpoints); linear layers keep an e8m0 scale per block (scale_fmt).
+  void deepseek_v4_experts(const std::string& block, uint32_t rows, uint32_t cols) {
+    const std::string experts = r_.text("expert_dtype").value_or("fp4");
+    const bool e8m0 = r_.text("scale_fmt").value_or("") == "ue8m0";
+    const MatrixFormat fp8 = quantized_format(
+        "fp8 e4m3 + " + std::string(e8m0 ? "e8m0" : "fp32") + " scale per " + block + " block", 8,
+        rows, cols, e8m0 ? kE8m0 : kFp32);
+    if (experts == "fp4") {
+      s_.rules.push_back({{ModuleClass::kRoutedExperts},
+                          {},
+                          fp4_group_format("mxfp4 (fp4 e2m1 + e8m0 scale per 32)", 32, kE8m0)});
+      if (!r_.has("expert_dtype")) {
+        r_.assume(path_ +
+                  ": routed experts in MXFP4 as vLLM loads a deepseek_v4 checkpoint "
+                  "(expert_dtype absent: fp4; the -Base checkpoints keep them in fp8)");
+      }
+    }
+    s_.rules.push_back({{}, {}, fp8});
+    label(
+        experts == "fp4" ? "fp8 " + block + " blocks + mxfp4 experts" : "fp8 " + block + " blocks",
+        "fp8 with " + block + " block scales" +
+            (experts == "fp4" ? ", routed experts in MXFP4 (fp4 + e8m0 scale per 32)" : "") +
+            "; embeddings, norms, routers and head in " + s_.plain.name);
   }
 
   // gpt-oss: routed experts in MXFP4 (32 fp4 values in 16 bytes + one e8m0 scale byte); the

@@ -28,11 +28,6 @@ void Importer::reject_unsupported() {
             "per-block layouts (DeciLM / Nemotron-NAS) are not supported; describe the layers "
             "with layer_types instead");
   }
-  if (r_.has("compress_ratios")) {
-    r_.fail(kUnsupported, "compress_ratios",
-            "DeepSeek-V4's compressed KV caches (a sliding window, compressed rows per ratio, "
-            "indexer keys and fp32 compressor state per layer) are not modelled yet");
-  }
   if (r_.has("cross_attention_layers")) {
     r_.fail(kUnsupported, "cross_attention_layers",
             "cross-attention layers over image tokens (Llama 3.2 Vision) are not supported");
@@ -137,12 +132,16 @@ void Importer::read_intermediate() {
               " uses 4 x hidden_size = " + std::to_string(shape_.intermediate_size));
   } else if (auto ratio = r_.count("expansion_ratio", 1, 64)) {
     shape_.intermediate_size = *ratio * shape_.hidden_size;
-  } else if (!r_.failed()) {
+  } else if (!r_.failed() && !r_.has("compress_ratios")) {  // DeepSeek-V4: every MLP is MoE
     r_.assume(r_.path("intermediate_size") + " absent: MLP weights are not counted");
   }
 }
 
 void Importer::read_head_dims() {
+  if (r_.has("compress_ratios")) {
+    read_compressed_attention_dims();
+    return;
+  }
   // MLA: one latent of kv_lora_rank + qk_rope_head_dim per token (vLLM get_head_size).
   if (r_.has("kv_lora_rank")) {
     shape_.mla.kv_lora_rank =
@@ -187,10 +186,35 @@ void Importer::read_head_dims() {
   if (auto v = r_.count("v_head_dim", 1, kMaxHeadDim)) v_head_dim_ = static_cast<uint32_t>(*v);
 }
 
+void Importer::read_compressed_attention_dims() {
+  // DeepSeek-V4 (vllm/model_executor/models/deepseek_v4.py, DeepseekV4MLAAttention): one latent
+  // of head_dim values, its last qk_rope_head_dim rotary, serving as key and value of every head;
+  // queries from a q_lora_rank projection, the output through o_groups groups of o_lora_rank.
+  shape_.head_dim = static_cast<uint32_t>(r_.require_count({"head_dim"}, 1, kMaxHeadDim));
+  MlaShape& m = shape_.mla;
+  m.qk_rope_head_dim =
+      static_cast<uint32_t>(r_.require_count({"qk_rope_head_dim"}, 0, shape_.head_dim));
+  m.q_lora_rank = static_cast<uint32_t>(r_.require_count({"q_lora_rank"}, 1, kMaxHeadDim));
+  m.o_lora_rank = static_cast<uint32_t>(r_.require_count({"o_lora_rank"}, 1, kMaxHeadDim));
+  m.o_groups = static_cast<uint32_t>(r_.require_count({"o_groups"}, 1, kMaxHeads));
+  if (r_.has("index_head_dim")) {
+    m.index_head_dim = static_cast<uint32_t>(r_.require_count({"index_head_dim"}, 1, kMaxHeadDim));
+    m.index_n_heads = static_cast<uint32_t>(r_.require_count({"index_n_heads"}, 1, kMaxHeads));
+    m.index_topk = static_cast<uint32_t>(r_.require_count({"index_topk"}, 1, kMaxTokens));
+  }
+  if (!r_.failed() && heads_ % m.o_groups != 0) {
+    r_.fail(kInvalidValue, "o_groups",
+            std::to_string(m.o_groups) + " does not divide num_attention_heads " +
+                std::to_string(heads_));
+  }
+  v_head_dim_ = 0;
+  compressed_ = true;
+}
+
 void Importer::read_kv_heads() {
   if (r_.failed()) return;
   kv_heads_.assign(layers_, 0);
-  if (mla_) {
+  if (mla_ || compressed_) {
     kv_heads_.assign(layers_, 1);
     return;
   }

@@ -14,7 +14,8 @@ namespace {
 // null pointer of the plain type picks the list.
 template <class A, class T> void fields(A& a, T& l, LayerSpec*) {
   a(l.attention, l.kv_heads, l.k_head_dim, l.v_head_dim, l.window_tokens, l.state, l.state_values,
-    l.ssm_state_values, l.mixer_params, l.indexer_head_dim, l.k_eq_v, l.mlp);
+    l.ssm_state_values, l.mixer_params, l.indexer_head_dim, l.k_eq_v, l.mlp, l.compress_ratio,
+    l.index_topk);
 }
 template <class A, class T> void fields(A& a, T& m, MoeShape*) {
   a(m.num_experts, m.experts_per_token, m.shared_experts, m.expert_intermediate_size,
@@ -22,7 +23,7 @@ template <class A, class T> void fields(A& a, T& m, MoeShape*) {
 }
 template <class A, class T> void fields(A& a, T& m, MlaShape*) {
   a(m.q_lora_rank, m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim,
-    m.index_n_heads, m.index_head_dim, m.index_topk);
+    m.index_n_heads, m.index_head_dim, m.index_topk, m.o_lora_rank, m.o_groups);
 }
 template <class A, class T> void fields(A& a, T& p, PositionLimits*) {
   a(p.keys, p.model_max_length, p.rope_type, p.rope_factor, p.rope_factor_float,
