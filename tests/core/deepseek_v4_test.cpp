@@ -3,6 +3,7 @@
 // a published start-up refusal.
 #include <gtest/gtest.h>
 
+#include "kvscope/explain/explain.hpp"
 #include "kvscope/kv/kv_arithmetic.hpp"
 #include "test_support.hpp"
 
@@ -120,6 +121,76 @@ TEST(DeepSeekV4, VllmCommandCarriesTheRecipeFlags) {
   EXPECT_TRUE(r.starts);
 }
 
+// SGLang's DSV4PoolConfigurator: the bytes of a full token at swa_full_tokens_ratio 0.1 (windows
+// at a tenth of the full tokens, ratio-4 entries and keys, ratio-128 entries, the ratio-4
+// compressors' fp32 state rings of 8 rows per 128-token window page), less the ratio-128 state
+// of max_running_requests + 1 slots first; its log lines from a real run (4 Ascend NPUs, whose
+// page of 128 tokens gives the same pools here as a GPU's 256).
+TEST(DeepSeekV4, SglangPoolsMatchAPublishedLog) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v4-flash";
+  in.engine = "sglang";
+  in.tensor_parallel = 4;
+  in.sglang.max_running_requests = 8;
+  in.kv_memory_bytes = 12763843320;  // 11.8872 GiB: the log's "11.89 GB" (GiB)
+  const PlanReport r = test::plan_ok(in);
+  const double latent = 584, key = 132, state_row = 2 * 2 * (512 + 128) * 4;
+  const double per_full_token = 0.1 * latent * 43 + (latent + key) / 4 * 21 + latent / 128 * 20 +
+                                0.1 * 8.0 / 128 * state_row * 21;
+  EXPECT_DOUBLE_EQ(per_full_token, 7705.45);
+  const uint64_t c128_state = (9 * 128 + 129 + 127) / 128 * 128 * (2 * 512 * 4) * 20;
+  const uint64_t full =
+      static_cast<uint64_t>((in.kv_memory_bytes - c128_state) / per_full_token) / 256 * 256;
+  EXPECT_EQ(r.kv_pool_tokens, full);
+  EXPECT_EQ(r.max_running_requests, 8u);
+  const std::string log =
+      test::read_data("logs/sglang-deepseek-v4-flash-0731-w4a8-tp4-npu-dsv4-pools.log");
+  for (const char* marker : {"DSV4 memory calculation: ", "DSV4 pool sizes: "}) {
+    const size_t at = log.find(marker);
+    const std::string line = log.substr(at, log.find('\n', at) - at);
+    const bool printed = std::any_of(r.notes.begin(), r.notes.end(),
+                                     [&](const std::string& n) { return n.rfind(line, 0) == 0; });
+    EXPECT_TRUE(printed) << line;
+  }
+}
+
+// explain reads the same lines: each figure reproduced, the pool within the printed budget's
+// rounding, and the vLLM refusal's figures too.
+TEST(DeepSeekV4, ExplainReadsBothEnginesLogs) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v4-flash";
+  const Result<ExplainReport> sglang = explain(
+      test::read_data("logs/sglang-deepseek-v4-flash-0731-w4a8-tp4-npu-dsv4-pools.log"), in);
+  ASSERT_TRUE(sglang.ok) << sglang.error.message;
+  std::vector<std::string> matches;
+  for (const ExplainedFigure& f : sglang.value.figures) matches.push_back(f.match);
+  EXPECT_EQ(matches, (std::vector<std::string>{"exact", "exact", "rounding"}));
+  in.tensor_parallel = 2;
+  in.block_size_tokens = 256;
+  in.vllm.max_num_batched_tokens = 16384;
+  const Result<ExplainReport> vllm =
+      explain(test::read_data("logs/vllm-v1-deepseek-v4-flash-2xgh200-tp2-30k-error.log"), in);
+  ASSERT_TRUE(vllm.ok) << vllm.error.message;
+  ASSERT_EQ(vllm.value.figures.size(), 2u);
+  EXPECT_EQ(vllm.value.figures[0].match, "exact");     // 6.66 GiB needed
+  EXPECT_EQ(vllm.value.figures[1].match, "rounding");  // 13528 within 5.44's rounding
+}
+
+TEST(DeepSeekV4, SglangDefaults) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v4-flash";
+  in.engine = "sglang";
+  in.gpu_id = "h200-sxm-141gb";
+  in.tensor_parallel = 4;
+  const PlanReport r = test::plan_ok(in);
+  EXPECT_EQ(r.estimate.kv_dtype.name, "fp8_ds_mla");  // "auto" is fp8_e4m3 for DeepSeek-V4
+  EXPECT_EQ(r.block_size_tokens, 256u);
+  EXPECT_EQ(r.max_running_requests, 256u);
+  EXPECT_EQ(r.swa_pool_tokens, r.kv_pool_tokens / 10 / 256 * 256);
+  EXPECT_TRUE(r.starts);
+  EXPECT_GT(r.max_concurrency, 1.0);
+}
+
 TEST(DeepSeekV4, RefusalsNameTheirField) {
   const auto refused = [](PlanInput in) {
     const Result<PlanReport> r = plan(in);
@@ -135,7 +206,7 @@ TEST(DeepSeekV4, RefusalsNameTheirField) {
   in = flash_on_two_gh200s();
   in.engine_version = "0.16";
   EXPECT_EQ(refused(in), "engine_version");
-  for (const char* engine : {"sglang", "tensorrt-llm", "llama.cpp", "ollama"}) {
+  for (const char* engine : {"tensorrt-llm", "llama.cpp", "ollama"}) {
     in = flash_on_two_gh200s();
     in.engine = engine;
     in.engine_version.clear();

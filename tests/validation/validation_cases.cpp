@@ -37,6 +37,19 @@ std::function<std::string(const json&)> device_mib(const char* device, const cha
   };
 }
 
+// The number after `marker` in the plan's notes (SGLang's log lines kvscope prints beside its
+// figures).
+std::string note_value(const json& j, const std::string& marker) {
+  for (const json& n : j["notes"]) {
+    const std::string text = n.get<std::string>();
+    const size_t at = text.find(marker);
+    if (at == std::string::npos) continue;
+    const size_t from = at + marker.size();
+    return text.substr(from, text.find_first_of(", (", from) - from);
+  }
+  return "no " + marker;
+}
+
 }  // namespace
 
 std::vector<std::string> words(const std::string& line) {
@@ -68,6 +81,9 @@ std::vector<Case> cases() {
   qwen35_sglang_186.insert(qwen35_sglang_186.end(), {"--max-mamba-cache-size", "186"});
   // tests/data/logs/vllm-v1-deepseek-v4-flash-2xgh200-tp2-30k-error.log: the LLM class batches
   // 16,384 tokens on a card of 70 GiB or more; 5.4415 GiB prints as the log's 5.44.
+  const auto dsv4_sglang = words(
+      "plan --model deepseek-v4-flash --engine sglang --tp 4 --max-running-requests 8 "
+      "--kv-memory 12763843320");
   auto dsv4_gh200 = words(
       "plan --tp 2 --engine vllm --engine-version 0.22 --max-model-len 30000 --kv-dtype fp8 "
       "--block-size 256 --kv-memory 5.4415GiB --max-num-batched-tokens 16384");
@@ -268,6 +284,14 @@ std::vector<Case> cases() {
        "kvscope counts the checkpoint's tensors (60.69 GiB); the log's figure adds what vLLM "
        "allocates while loading MXFP4 experts for its Triton MoE kernel on Hopper (a swizzled "
        "copy), which kvscope does not model"},
+      {"SGLang",
+       "tests/data/logs/sglang-deepseek-v4-flash-0731-w4a8-tp4-npu-dsv4-pools.log (4 x Ascend "
+       "910B3, max_running_requests 8)",
+       "DSV4 memory calculation: bytes_per_full_token", dsv4_sglang, "7705.45",
+       [](const json& j) { return note_value(j, "bytes_per_full_token="); }},
+      {"SGLang", "tests/data/logs/sglang-deepseek-v4-flash-0731-w4a8-tp4-npu-dsv4-pools.log",
+       "DSV4 pool sizes: full tokens at 11.89 GiB (11.8872)", dsv4_sglang, "1641472",
+       [](const json& j) { return note_value(j, "pool sizes: full="); }},
       {"SGLang",
        "tests/data/logs/sglang-deepseek-v3.2-exp-tp8dp8-b200-nsa.log (sgl-project/sglang PR "
        "#11309; fp8 NSA rows and the indexer's keys)",

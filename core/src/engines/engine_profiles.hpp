@@ -65,6 +65,20 @@ Result<PlanReport> plan_vllm_v0(PlanReport r, const ModelShape& gpu_shape, const
                                 bool mla_row_align);
 Result<PlanReport> plan_plain(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
 Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
+// SGLang's DeepSeek-V4 pools (engine_sglang_dsv4.cpp), from the budget plan_sglang set in r;
+// the bytes of one "full" token it sizes them by (and the state rows beside), at a
+// swa_full_tokens_ratio (sglang_dsv4_swa_ratio: the one given, else 0.1).
+Result<PlanReport> plan_sglang_deepseek_v4(PlanReport r, const ModelShape& gpu_shape,
+                                           const PlanInput& in, double fraction);
+struct SglangDsv4Bytes {
+  double per_full_token = 0;    // DSV4PoolConfigurator's bytes_per_full_token
+  uint64_t c128_state_row = 0;  // one ring row of every ratio-128 compressor
+  uint64_t window = 0;          // the sliding window (SGLang's swa_page_size)
+  uint64_t ring4 = 0, ring128 = 0;
+};
+Result<SglangDsv4Bytes> sglang_dsv4_bytes(const ModelShape& gpu_shape, double swa_ratio,
+                                          bool speculative);
+double sglang_dsv4_swa_ratio(const SglangOptions& options);
 Result<PlanReport> plan_tensorrt_llm(PlanReport r, const ModelShape& gpu_shape,
                                      const PlanInput& in);
 Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& gpu_shape, const PlanInput& in);
@@ -76,6 +90,8 @@ bool vllm_shape_options(ModelShape& shape, const PlanInput& in);
 void sglang_ssm_state_default(ModelShape& shape);
 void llamacpp_ssm_state_default(ModelShape& shape);
 uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note);
+// SGLang's page: 1 token (unpaged, 0 here), 256 for DeepSeek-V4.
+uint64_t sglang_default_block_size(const ModelShape& shape, std::string& note);
 LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_view model);
 LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::string_view model);
 LaunchCommand launch_tensorrt_llm(const PlanInput& in, const PlanReport& r, std::string_view model);

@@ -352,6 +352,8 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   const Result<uint64_t> cell = cell_bytes(shape, r.estimate.kv_dtype);
   if (!cell.ok) return R::failure(cell.error);
   static_budget(r, shape, in, fraction.value);
+  if (!shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed)
+    return plan_sglang_deepseek_v4(std::move(r), shape, in, fraction.value);
   // With speculative decoding server_args.py resets an unset request cap to 48.
   const uint64_t given_running = in.sglang.max_running_requests != 0
                                      ? in.sglang.max_running_requests
@@ -402,7 +404,9 @@ LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::strin
     w.insert(w.end(),
              {"--mamba-full-memory-ratio", shortest_decimal(in.sglang.mamba_full_memory_ratio)});
   }
-  if (in.model.kv_dtype != "auto") {
+  if (r.estimate.shape.model_type == "deepseek_v4" && r.estimate.kv_dtype.name == "bf16") {
+    w.insert(w.end(), {"--kv-cache-dtype", "bfloat16"});  // "auto" is fp8_e4m3 for DeepSeek-V4
+  } else if (in.model.kv_dtype != "auto") {
     // fp4_e2m1 is MXFP4 (a scale per 32 values), not the nvfp4 kvscope sizes.
     const std::string name =
         engine_kv_dtype("SGLang", "--kv-cache-dtype", r.estimate.kv_dtype.name,

@@ -165,6 +165,8 @@ EngineProfile sglang_row() {
   sglang.context_message = sglang_refusal;
   sglang.ssm_state_default = engines::sglang_ssm_state_default;
   sglang.sparse_mla_fp8_ds = true;
+  sglang.compressed_attention = true;
+  sglang.default_block_size = engines::sglang_default_block_size;
   // python/sglang/srt/server_args.py --kv-cache-dtype and --quantization fp8.
   sglang.info.kv_dtype_choices = {"auto", "fp8"};
   sglang.info.load_time_weight_dtypes = {"fp8"};

@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "base/checked_math.hpp"
+#include "engines/engine_profiles.hpp"
 #include "explain/explain_figures.hpp"
 #include "kvscope/base/elementary_math.hpp"
 #include "kvscope/base/units.hpp"
@@ -238,12 +239,53 @@ void read_pool_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
   r.arguments = {{"tensor_parallel", std::to_string(in.tensor_parallel)}, {"kv_cache_dtype", in.model.kv_dtype}};
 }
 
+// SGLang's DeepSeek-V4 pools: the bytes of a full token, the ratio-128 state of the request
+// slots, and the full tokens the budget it printed holds (engine_sglang_dsv4.cpp).
+void explain_sglang_deepseek_v4(const LogReading& log, PlanInput& in, Explainer& x) {
+  const PrintedFigure* per_token = log.figure("sglang_dsv4_bytes_per_full_token");
+  const PrintedFigure* available = log.figure("sglang_dsv4_available_gib");
+  if (per_token == nullptr || available == nullptr) return;
+  if (const PrintedFigure* running = log.figure("sglang_max_running_requests"))
+    in.sglang.max_running_requests = static_cast<uint64_t>(running->value);
+  const Result<PlanReport> p =
+      plan_at_kv_budget(in, uint64_t{1} << 40, in.max_model_len == 0 ? 1024 : 0);
+  if (!p.ok) return;
+  const Result<engines::SglangDsv4Bytes> bytes =
+      engines::sglang_dsv4_bytes(p.value.estimate.shape, engines::sglang_dsv4_swa_ratio(in.sglang),
+                                 !p.value.speculative.method.empty());
+  if (!bytes.ok) return;
+  x.direct(*per_token, "bytes of a full token (bytes_per_full_token)", "bytes",
+           bytes.value.per_full_token, "SGLang's pools for this model differ from kvscope's");
+  if (const PrintedFigure* c128 = log.figure("sglang_dsv4_c128_fixed_gib")) {
+    const uint64_t slots = p.value.max_running_requests + 1, ring = bytes.value.ring128;
+    const uint64_t rows = ceil_div(slots * ring + ring + 1, 128) * 128;
+    x.direct(*c128, "ratio-128 compressor state of the request slots (c128_state_fixed)", "GiB",
+             static_cast<double>(rows * bytes.value.c128_state_row) / kGiB,
+             "SGLang keeps another number of request slots");
+  }
+  if (const PrintedFigure* full = log.figure("sglang_dsv4_full_token")) {
+    x.from_budget(
+        *full, "full tokens of the pools (full_token)", "tokens", *available, kGiB,
+        [&in](uint64_t budget) -> Result<double> {
+          const Result<PlanReport> at =
+              plan_at_kv_budget(in, budget, in.max_model_len == 0 ? 1024 : 0);
+          if (!at.ok) return Result<double>::failure(at.error);
+          return Result<double>::success(static_cast<double>(at.value.kv_pool_tokens));
+        },
+        "SGLang's pools for this model differ from kvscope's");
+  }
+  // The budget it printed plans the deployment (what the page calibrates to).
+  if (in.kv_memory_bytes == 0 && available->value > 0)
+    in.kv_memory_bytes = static_cast<uint64_t>(std::llround(available->value * kGiB));
+}
+
 }  // namespace
 
 // SGLang: the K and V buffers it allocated (after any recurrent-state pool) and the tokens they
 // hold, reproduced from one token's cell on this GPU, whatever else the budget held.
 void explain_sglang(const LogReading& log, PlanInput& in, ExplainReport& r, Explainer& x) {
   read_pool_arguments(log, in, r);
+  explain_sglang_deepseek_v4(log, in, x);
   Result<double> cell = Result<double>::failure({});  // one token's bytes, planned on first use
   bool cell_planned = false;
   const auto tokens_of_buffers = [&](uint64_t bytes) -> Result<double> {

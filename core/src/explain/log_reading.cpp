@@ -411,6 +411,15 @@ class Reader {
       engine("sglang");
       arguments_after(line, "ServerArgs(", "model_path");
     }
+    // DeepSeek-V4's pools (pool_configurator.py DSV4PoolConfigurator.calculate_pool_sizes, GB =
+    // 2^30); builds of May 2026 printed "DSv4 memory calculation" by an older formula.
+    if (line.find("DSV4 memory calculation:") != std::string_view::npos) {
+      engine("sglang");
+      read("sglang_dsv4_bytes_per_full_token", line, "bytes_per_full_token=", n);
+      read("sglang_dsv4_available_gib", line, "available_bytes=", n);
+      read("sglang_dsv4_c128_fixed_gib", line, "c128_state_fixed=", n);
+      read("sglang_dsv4_full_token", line, ", full_token=", n);
+    }
   }
 
   // TensorRT-LLM: cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp ("Allocated %.2f GiB for max

@@ -130,8 +130,8 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
     return Result<bool>::failure(make_error(
         kUnsupported, "engine",
         std::string(engine.info.label) +
-            ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vllm and "
-            "plain are)"));
+            ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vLLM, SGLang "
+            "and plain are)"));
   }
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = engine.context_limit(shape);
@@ -151,7 +151,7 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
   if (engine.default_block_size != nullptr && in.block_size_tokens == 0) {
     std::string note;
     r.block_size_tokens = engine.default_block_size(shape, note);
-    r.notes.push_back(note);
+    if (!note.empty()) r.notes.push_back(note);
   }
   // The layers that keep caches: the decoder's, and the MTP layers when they draft tokens.
   const bool context_follows = in.model.context_tokens == 0 && in.max_model_len == 0 &&

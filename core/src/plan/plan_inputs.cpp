@@ -81,14 +81,20 @@ bool engine_sparse_mla_layout(const EngineProfile& engine, const PlanInput& in, 
   const ModelShape& shape = r.estimate.shape;
   if (!engine.sparse_mla_fp8_ds) return false;
   if (!shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed) {
-    // DeepseekV4MLAAttention asserts an fp8 cache and keeps it as fp8_ds_mla
-    // (vllm/model_executor/layers/deepseek_v4_attention.py); "auto" cannot start.
+    // vLLM's DeepseekV4MLAAttention asserts an fp8 cache and keeps it as fp8_ds_mla
+    // (deepseek_v4_attention.py); SGLang turns "auto" into fp8_e4m3, the same 584-byte entry
+    // (apply_deepseek_v4_defaults, DeepSeekV4SingleKVPool).
     const std::string& asked = in.model.kv_dtype;
     if (asked != "auto" && asked != "fp8" && asked != "fp8_ds_mla") return false;
     r.estimate.kv_dtype = parse_dtype("fp8_ds_mla", DtypeUse::kKv, "kv_dtype").value;
+    std::vector<std::string>& said = r.estimate.assumptions;  // not the model's dtype after all
+    said.erase(
+        std::remove_if(said.begin(), said.end(),
+                       [](const std::string& a) { return a.rfind("kv_dtype auto: ", 0) == 0; }),
+        said.end());
     r.notes.push_back(in.engine +
-                      " keeps DeepSeek-V4's cache as fp8_ds_mla only: 584 bytes a latent (448 fp8 "
-                      "values, their scales, 64 bf16 rope values), pages aligned to 576 bytes");
+                      " keeps DeepSeek-V4's cache in fp8 (fp8_ds_mla): 584 bytes a latent (448 fp8 "
+                      "values, their scales, 64 bf16 rope values)");
     return true;
   }
   if (shape.mla.index_head_dim == 0 || r.estimate.kv_dtype.name != "fp8") return false;
