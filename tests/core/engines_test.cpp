@@ -477,5 +477,27 @@ TEST(Engines, SglangLeavesRoomForTheVisionTower) {
   EXPECT_NEAR(static_cast<double>(plan_ok(in).requested_bytes) / card, 0.8, 1e-9);
 }
 
+// SGLang's late-2026 line gives Gemma 4's MoE checkpoints a window pool of 0.15 full tokens (not
+// 0.8) unless --swa-full-tokens-ratio is given; the dense ones keep 0.8.
+TEST(Engines, SglangGemma4MoeWindowRatio) {
+  PlanInput in;
+  in.engine = "sglang";
+  in.model.model_id = "gemma-4-31b";
+  in.max_model_len = 32768;
+  in.kv_memory_bytes = 40 * kGiB;
+  const auto ratio = [](const PlanReport& r) {
+    return static_cast<double>(r.swa_pool_tokens) / static_cast<double>(r.kv_pool_tokens);
+  };
+  EXPECT_NEAR(ratio(plan_ok(in)), 0.8, 1e-3);
+  in.overrides = {{"num_experts", "128"}, {"num_experts_per_tok", "8"},
+                  {"moe_intermediate_size", "704"}};
+  EXPECT_NEAR(ratio(plan_ok(in)), 0.15, 1e-3);
+  in.sglang.swa_full_tokens_ratio = 0.5;
+  EXPECT_NEAR(ratio(plan_ok(in)), 0.5, 1e-3);
+  in.sglang.swa_full_tokens_ratio = SglangOptions{}.swa_full_tokens_ratio;
+  in.engine_version = "2026";
+  EXPECT_NEAR(ratio(plan_ok(in)), 0.8, 1e-3);
+}
+
 }  // namespace
 }  // namespace kvscope

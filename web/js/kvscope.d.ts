@@ -521,7 +521,7 @@ export interface PlanReport extends EstimateReport {
     /** Every group together, for one request of max_model_len: num_blocks / this = max_concurrency. */
     blocks_per_request: number;
     types: Array<{
-      attention: 'full' | 'sliding_window' | 'chunked' | 'mamba';
+      attention: 'full' | 'sliding_window' | 'chunked' | 'mamba' | 'compressed' | 'compressor_state';
       window_tokens: Tokens | null;
       layers: number;
       groups: number;

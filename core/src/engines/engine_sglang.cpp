@@ -266,23 +266,36 @@ uint64_t running_requests(PlanReport& r, const PlanInput& in, const StatePool& s
   return running;
 }
 
+// swa_full_tokens_ratio: the one given, else 0.8, and from the late-2026 line 0.15 for Gemma 4's
+// MoE checkpoints (server_args.py _handle_model_specific_adjustments; dense Gemma 4 keeps 0.8,
+// which SGLang's test_dense_gemma4_default_preserved says avoids starving the SWA pool).
+double swa_full_tokens_ratio(const PlanReport& r, const ModelShape& shape, const PlanInput& in) {
+  const bool given = in.sglang.swa_full_tokens_ratio != SglangOptions{}.swa_full_tokens_ratio;
+  const bool gemma4_moe =
+      shape.moe.num_experts != 0 &&
+      std::any_of(shape.architectures.begin(), shape.architectures.end(), [](const auto& a) {
+        return is_one_of(a, {"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"});
+      });
+  return !given && gemma4_moe && r.engine_version == "late-2026" ? 0.15
+                                                                 : in.sglang.swa_full_tokens_ratio;
+}
+
 // set_num_tokens_hybrid_swa: the profiled bytes split so that sliding layers hold
 // swa_full_tokens_ratio as many tokens as the full layers; the sliding layers' tokens.
-uint64_t split_hybrid_swa(PlanReport& r, const PlanInput& in, const LayerBytes& b,
-                          uint64_t profiled, uint64_t page) {
+uint64_t split_hybrid_swa(PlanReport& r, const ModelShape& shape, const PlanInput& in,
+                          const LayerBytes& b, uint64_t profiled, uint64_t page) {
+  const double ratio_value = swa_full_tokens_ratio(r, shape, in);
   const double total = static_cast<double>(profiled) * static_cast<double>(b.full + b.sliding);
-  const double denominator = static_cast<double>(b.full) +
-                             in.sglang.swa_full_tokens_ratio * static_cast<double>(b.sliding);
+  const double denominator =
+      static_cast<double>(b.full) + ratio_value * static_cast<double>(b.sliding);
   const uint64_t full = b.full == 0 ? 0 : static_cast<uint64_t>(total / denominator);
   const uint64_t swa_tokens =
-      b.full == 0
-          ? profiled
-          : static_cast<uint64_t>(static_cast<double>(full) * in.sglang.swa_full_tokens_ratio) /
-                page * page;
+      b.full == 0 ? profiled
+                  : static_cast<uint64_t>(static_cast<double>(full) * ratio_value) / page * page;
   r.kv_pool_tokens = full / page * page;
   r.swa_pool_tokens = swa_tokens;
   char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%g", in.sglang.swa_full_tokens_ratio);
+  std::snprintf(ratio, sizeof ratio, "%g", ratio_value);
   r.notes.push_back("hybrid SWA pool: " + with_commas(r.kv_pool_tokens) +
                     " tokens for the full layers, " + with_commas(swa_tokens) +
                     " for the sliding ones (swa_full_tokens_ratio " + ratio +
@@ -375,7 +388,8 @@ Result<PlanReport> plan_sglang(PlanReport r, const ModelShape& shape, const Plan
   if (!split.ok) return R::failure(split.error);
   const bool hybrid_swa = !in.sglang.disable_hybrid_swa_memory && split.value.sliding != 0 &&
                           hybrid_swa_architecture(shape, r.engine_version);
-  const uint64_t swa_tokens = hybrid_swa ? split_hybrid_swa(r, in, split.value, profiled, page) : 0;
+  const uint64_t swa_tokens =
+      hybrid_swa ? split_hybrid_swa(r, shape, in, split.value, profiled, page) : 0;
   if (const Result<bool> c = request_capacity(r, split.value, hybrid_swa, swa_tokens, cell.value); !c.ok)
     return R::failure(c.error);
   check_startup(r, fraction.value, profiled);
