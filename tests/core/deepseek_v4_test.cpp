@@ -5,6 +5,7 @@
 
 #include "kvscope/explain/explain.hpp"
 #include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/solve/solve.hpp"
 #include "test_support.hpp"
 
 namespace kvscope {
@@ -189,6 +190,37 @@ TEST(DeepSeekV4, SglangDefaults) {
   EXPECT_EQ(r.swa_pool_tokens, r.kv_pool_tokens / 10 / 256 * 256);
   EXPECT_TRUE(r.starts);
   EXPECT_GT(r.max_concurrency, 1.0);
+}
+
+// The engines' releases run DeepSeek-V4 on Hopper and Blackwell (vLLM on MI300s too): plans on
+// other cards are refused naming the card, and the solver leaves them out and says so.
+TEST(DeepSeekV4, OnlyCardsTheEngineRunsItOn) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v4-flash";
+  in.gpu_id = "a100-sxm-80gb";
+  in.tensor_parallel = 4;
+  Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.field, "gpu");
+  in.gpu_id = "mi300x";
+  in.tensor_parallel = 1;
+  EXPECT_TRUE(plan(in).ok);
+  in.engine = "sglang";
+  EXPECT_EQ(plan(in).error.field, "gpu");
+  SolveOptions o;
+  o.concurrency = 4;
+  o.gpu_ids = {"a100-sxm-80gb", "l40s", "h200-sxm-141gb"};
+  in.engine = "vllm";
+  in.gpu_id.clear();
+  in.model.context_tokens = 131072;
+  const Result<SolveReport> solved = solve(in, o);
+  ASSERT_TRUE(solved.ok) << solved.error.message;
+  ASSERT_FALSE(solved.value.options.empty());
+  for (const SolveOption& option : solved.value.options) EXPECT_EQ(option.gpu_id, "h200-sxm-141gb");
+  const bool said =
+      std::any_of(solved.value.notes.begin(), solved.value.notes.end(),
+                  [](const std::string& n) { return n.find("A100") != std::string::npos; });
+  EXPECT_TRUE(said);
 }
 
 TEST(DeepSeekV4, RefusalsNameTheirField) {

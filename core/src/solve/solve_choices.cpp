@@ -181,10 +181,31 @@ Result<Search> prepare_search(const PlanInput& base, const SolveOptions& o, Plan
   if (!cards.ok) return R::failure(cards.error);
   s.cards = cards.value;
 
-  // One plan on the first card checks the model, the engine and its knobs.
-  const PlanInput probe = probe_input(base, s.cards.front());
-  const Result<PlanState> probed = plan_state(probe, &memo);
+  // One plan on the first card checks the model, the engine and its knobs; cards the engine
+  // does not run the model on (DeepSeek-V4's kernels) are left out, and said.
+  std::vector<std::string> refused;
+  PlanInput probe = probe_input(base, s.cards.front());
+  Result<PlanState> probed = plan_state(probe, &memo);
+  while (!probed.ok && probed.error.code == kUnsupported && probed.error.field == "gpu" &&
+         s.cards.size() > 1) {
+    refused.push_back(s.cards.front().name);
+    s.cards.erase(s.cards.begin());
+    probe = probe_input(base, s.cards.front());
+    probed = plan_state(probe, &memo);
+  }
   if (!probed.ok) return R::failure(probed.error);
+  for (auto card = s.cards.begin(); card != s.cards.end();) {
+    const Result<PlanState> p = plan_state(probe_input(base, *card), &memo);
+    const bool unsupported = !p.ok && p.error.code == kUnsupported && p.error.field == "gpu";
+    if (unsupported) refused.push_back(card->name);
+    card = unsupported ? s.cards.erase(card) : card + 1;
+  }
+  if (!refused.empty()) {
+    std::string names;
+    for (const std::string& n : refused) names += (names.empty() ? "" : ", ") + n;
+    s.notes.push_back(std::string("left out, as ") + base.engine +
+                      " does not run this model on them: " + names);
+  }
   const PlanReport& r = probed.value.report;
   s.engine = find_engine_profile(base.engine);
   s.model_name = r.estimate.model_name;
