@@ -66,6 +66,20 @@ test('a permalink the core rejects: the field is named beside its control, falls
   }
 });
 
+test('a link the core refuses for what it is (DeepSeek-V4 on an A100) keeps its card and says why', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#model=deepseek-v4-flash&gpu=a100-sxm-80gb&tp=4`);
+  await page.waitForSelector('#gpu-error');
+  assert.equal(await page.inputValue('#gpu'), 'a100-sxm-80gb', 'the card stays');
+  assert.match(await page.textContent('#gpu-error'), /vLLM runs DeepSeek-V4 on Hopper and Blackwell GPUs .*not on the NVIDIA A100/);
+  assert.doesNotMatch(await page.textContent('#gpu-error'), /Not used from the link/);
+  assert.equal(await page.locator('#loading').count(), 0, 'the loading line goes once the core is in');
+  await page.selectOption('#gpu', 'h200-sxm-141gb');
+  await page.waitForSelector('#gpu-error', { state: 'detached' });
+  assert.match(await page.textContent('#verdict'), /vLLM starts/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('an old link with tp=8 and no gpus still plans 8 GPUs; GPUs typed below TP × PP is an error beside GPUs', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#model=llama-3.1-70b&gpu=h100-sxm-80gb&tp=8`);
   assert.equal(await page.getAttribute('#gpus', 'placeholder'), 'auto: 8');

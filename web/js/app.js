@@ -107,7 +107,8 @@ function update({ pushHash = true } = {}) {
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
     if (e.code === 'needs_full_module') { useFullModule().catch(() => {}); return; }  // then again
-    if (page.restoring && fallBack(e)) { update({ pushHash: true }); return; }
+    // A refusal (a model an engine or card does not run) is the link's answer, not a broken field.
+    if (page.restoring && e.code !== 'unsupported' && fallBack(e)) { update({ pushHash: true }); return; }
     showCoreError(e);
   }
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(2);
@@ -293,6 +294,7 @@ async function main() {
   useEngines({ engines: page.engines });
   fillCatalogues(page.kv.dtypes());
   performance.mark('kvscope:catalogues');
+  $('loading')?.remove();  // loaded, whether the first answer is a plan or a refusal
   update({ pushHash: false });  // the answers first; the sweeps and charts a moment later
   document.body.dataset.readyMs = performance.now().toFixed(1);  // since navigation (bench-page)
   // The chart library is fetched with the first chart drawn (data-charts: for the tests).
