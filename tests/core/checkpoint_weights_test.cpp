@@ -176,23 +176,27 @@ TEST(CheckpointWeights, DeepSeekV32IndexerAndMtpTensors) {
                 reference.bytes_by_name.at("model.layers.self_attn.kv_b_proj.weight_scale_inv"));
 }
 
-// gpt-oss stores its experts as MXFP4 blocks (16 bytes per 32 values) and one e8m0 scale per 32:
-// the expert tensors' bytes are exact.
+// gpt-oss stores its experts as MXFP4 blocks (16 bytes per 32 values) and one e8m0 scale per 32,
+// beside bf16 biases: the expert tensors' bytes, and the whole checkpoint's, are exact.
 TEST(CheckpointWeights, GptOssExpertsAreMxfp4Exactly) {
   const Checkpoint reference = read_weight_table("openai__gpt-oss-20b/report-weight-table.md");
   const WeightBytes w = checkpoint_weights(shape_of("openai__gpt-oss-20b/config.json"));
   uint64_t experts = 0;
-  for (const char* part :
-       {"gate_up_proj_blocks", "gate_up_proj_scales", "down_proj_blocks", "down_proj_scales"}) {
+  for (const char* part : {"gate_up_proj_blocks", "gate_up_proj_scales", "down_proj_blocks",
+                           "down_proj_scales", "gate_up_proj_bias", "down_proj_bias"}) {
     experts += reference.bytes_by_name.at(std::string("model.layers.mlp.experts.") + part);
   }
   EXPECT_EQ(module_bytes(w, ModuleClass::kRoutedExperts), experts);
-  // Attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn").
-  EXPECT_EQ(module_bytes(w, ModuleClass::kAttention),
-            reference.bytes_by_name.at("model.layers.self_attn.q_proj.weight") +
-                reference.bytes_by_name.at("model.layers.self_attn.k_proj.weight") +
-                reference.bytes_by_name.at("model.layers.self_attn.v_proj.weight") +
-                reference.bytes_by_name.at("model.layers.self_attn.o_proj.weight"));
+  // Attention stays bf16 (modules_to_not_convert "model.layers.*.self_attn"), with its biases
+  // (attention_bias) and a sink per head.
+  uint64_t attention = 0;
+  for (const char* part : {"q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight",
+                           "q_proj.bias", "k_proj.bias", "v_proj.bias", "o_proj.bias", "sinks"}) {
+    attention += reference.bytes_by_name.at(std::string("model.layers.self_attn.") + part);
+  }
+  EXPECT_EQ(module_bytes(w, ModuleClass::kAttention), attention);
+  // With the router's biases, every tensor: the checkpoint to the byte.
+  EXPECT_EQ(w.total, reference.total_bytes);
 }
 
 // Two checkpoints whose reports give the tensors but not the raw config.json: the catalogue's
@@ -219,6 +223,8 @@ TEST(CheckpointWeights, Qwen3Fp8AndAwqFromTheBaseConfig) {
     const uint64_t reference = read_weight_table(d.table).total_bytes;
     EXPECT_LT(relative_error(w.total, reference), 0.01)
         << d.table << ": kvscope " << w.total << ", checkpoint " << reference;
+    // The AWQ checkpoint keeps its q/k norms, head_dim each, in fp16: to the byte with them.
+    if (std::string(d.base) == "qwen3-32b") EXPECT_EQ(w.total, reference);
   }
 }
 

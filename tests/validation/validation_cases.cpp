@@ -281,7 +281,7 @@ std::vector<Case> cases() {
        "65.97",
        [](const json& j) { return gib(j["weights_bytes"].get<double>()); },
        0,
-       "kvscope counts the checkpoint's tensors (60.69 GiB); the log's figure adds what vLLM "
+       "kvscope counts the checkpoint's tensors (60.77 GiB); the log's figure adds what vLLM "
        "allocates while loading MXFP4 experts for its Triton MoE kernel on Hopper (a swizzled "
        "copy), which kvscope does not model"},
       {"SGLang",

@@ -285,7 +285,7 @@ void VllmExplainer::explain_measured() {
     } else if ((f.key == "model_loading_gib" || f.key == "weights_gib") && own_.ok) {
       x_.direct(f, "weights per GPU", "GiB", gib(own_.value.weights_bytes),
                 "vLLM reports the memory its load allocated; kvscope counts the checkpoint's "
-                "tensors (biases and buffers apart)");
+                "tensors (buffers apart)");
     } else if (f.key == "activation_gib" && own_.ok) {
       x_.direct(f, "activation peak", "GiB", gib(own_.value.activation_bytes),
                 "measured by vLLM's profiling run; kvscope's is an estimate (calibrated here from "

@@ -129,6 +129,29 @@ class Inventory {
     out_.push_back(std::move(t));
   }
 
+  // The small tensors beside the projections, in the checkpoint dtype: biases (sharded with
+  // their heads; o's whole on every rank), q/k norms (replicated), a sink per head.
+  void add_attention_extras(const LayerSpec& l, uint32_t i, bool draft) {
+    const LayerExtras& x = s_.extras;
+    const uint64_t heads = s_.num_attention_heads, kv = l.kv_heads;
+    const ModuleClass a = ModuleClass::kAttention, norms = ModuleClass::kNorms;
+    const std::string attn = n_.attention + ".";
+    if (x.qkv_bias) {
+      add(i, draft, attn + "q_proj.bias", a, false, heads * l.k_head_dim, 1);
+      add(i, draft, attn + "k_proj.bias", a, false, kv * l.k_head_dim, 1, 1, l.kv_heads);
+      if (!l.k_eq_v)
+        add(i, draft, attn + "v_proj.bias", a, false, kv * l.v_head_dim, 1, 1, l.kv_heads);
+    }
+    if (x.o_bias) add(i, draft, attn + "o_proj.bias", a, false, s_.hidden_size, 1, 1, 1);
+    if (x.qk_norm || x.qk_norm_full) {
+      add(i, draft, attn + "q_norm", norms, false,
+          x.qk_norm_full ? heads * l.k_head_dim : l.k_head_dim, 1, 1, 1);
+      add(i, draft, attn + "k_norm", norms, false,
+          x.qk_norm_full ? kv * l.k_head_dim : l.k_head_dim, 1, 1, 1);
+    }
+    if (x.attention_sinks) add(i, draft, attn + "sinks", a, false, heads, 1);
+  }
+
   // DeepSeek-V4 (vllm/model_executor/models/deepseek_v4.py; checkpoint names): a query low-rank
   // pair, one latent projection (wkv) read by every head, a sink per head, the output through
   // o_groups low-rank groups (wo_a split with the heads, wo_b row-parallel); compressed layers add
@@ -208,6 +231,7 @@ class Inventory {
             l.kv_heads);
       }
       add(i, draft, attn + "o_proj", a, true, hidden, heads * l.v_head_dim);
+      add_attention_extras(l, i, draft);
     }
     if (l.mixer_params != 0 && hidden != 0) {  // projections, convolution, gates: hidden wide
       add(i, draft, n_.mixer, ModuleClass::kRecurrent, true, ceil_div(l.mixer_params, hidden),
@@ -231,6 +255,12 @@ class Inventory {
       const uint64_t e = moe.num_experts, w = moe.expert_intermediate_size;
       add(i, draft, mlp + n_.router, ModuleClass::kRouter, true, e, hidden, 1, 1);
       const std::string ex = mlp + n_.experts + ".";
+      if (s_.extras.moe_biases) {  // gpt-oss: router.bias, gate_up_proj_bias, down_proj_bias
+        add(i, draft, mlp + n_.router + ".bias", ModuleClass::kRouter, false, e, 1, 1, 1);
+        add(i, draft, ex + "gate_up_proj_bias", ModuleClass::kRoutedExperts, false,
+            (s_.gated_mlp ? 2 : 1) * w, 1, e);
+        add(i, draft, ex + "down_proj_bias", ModuleClass::kRoutedExperts, false, hidden, 1, e);
+      }
       if (s_.gated_mlp)  // Nemotron-H's experts are up + down (relu2) like its dense MLPs
         add(i, draft, ex + "gate_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);
       add(i, draft, ex + "up_proj", ModuleClass::kRoutedExperts, true, w, hidden, e);

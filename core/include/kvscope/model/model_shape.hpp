@@ -97,6 +97,16 @@ struct MlaShape {
   uint32_t o_groups = 0;
 };
 
+// Small tensors a checkpoint stores beside the matrices (the weights to the byte).
+struct LayerExtras {
+  bool qkv_bias = false;         // q, k and v projections carry biases
+  bool o_bias = false;           // the output projection too
+  bool qk_norm = false;          // an RMSNorm of q and of k per head (Qwen3, Gemma 3 / 4)
+  bool qk_norm_full = false;     // the same over all heads at once (OLMo 2 / 3)
+  bool attention_sinks = false;  // a learned sink logit per head (gpt-oss)
+  bool moe_biases = false;       // the router's and the routed experts' biases (gpt-oss)
+};
+
 // What config.json says about the longest sequence, as the engines read it.
 struct PositionLimits {
   // max_position_embeddings and its aliases present in the config, in vLLM's order
@@ -138,6 +148,7 @@ struct ModelShape {
   std::string ssm_state_dtype_key;  // the config field it came from (engines read different ones)
   MoeShape moe;
   MlaShape mla;                   // all zero unless the model uses MLA
+  LayerExtras extras;
   std::vector<LayerSpec> layers;  // one entry per decoder layer, in order
   // MTP / next-n prediction layers the checkpoint holds after the decoder layers
   // (num_nextn_predict_layers): loaded, with their caches, only for speculative decoding.

@@ -17,6 +17,7 @@ Result<ModelShape> Importer::run() {
     index_offset_ = static_cast<int64_t>(*o);
   read_layer_types();
   read_moe();
+  read_layer_extras();
   read_draft_layers();
   read_ssm_state_dtype();
   read_dtype();

@@ -59,6 +59,8 @@ class Importer {
   void read_kv_heads();
   // Which layers route to experts (for weight counting in the capacity planner).
   void read_moe();
+  // Biases, q/k norms and sinks the family's modules carry (the weights to the byte).
+  void read_layer_extras();
   bool is_moe_layer(size_t i);
   // The SSM state dtype a hybrid's config asks for (Qwen3.5 mamba_ssm_dtype, Nemotron-3
   // mamba_ssm_cache_dtype); the convolution state stays in the state dtype.

@@ -323,6 +323,25 @@ void Importer::read_moe() {
   }
 }
 
+void Importer::read_layer_extras() {
+  if (r_.failed()) return;
+  LayerExtras& x = shape_.extras;
+  // attention_bias (Llama-style configs, gpt-oss): q, k, v and o; Qwen2's attention always biases
+  // q, k and v (Qwen2Attention), which its configs do not say.
+  const bool bias = r_.flag("attention_bias").value_or(false);
+  x.qkv_bias = bias || r_.flag("qkv_bias").value_or(false) ||
+               is_one_of(type(), {"qwen2", "qwen2_moe", "qwen2_vl_text", "qwen2_5_vl_text"});
+  x.o_bias = bias;
+  // Per-head q/k RMSNorms (Qwen3*Attention, Gemma3Attention, Gemma4; Glm4Moe when use_qk_norm);
+  // OLMo 2 / 3 normalize all heads at once.
+  x.qk_norm = r_.flag("use_qk_norm").value_or(false) ||
+              is_one_of(type(), {"qwen3", "qwen3_moe", "qwen3_next", "qwen3_5", "qwen3_5_text",
+                                 "qwen3_5_moe", "qwen3_5_moe_text", "gemma3", "gemma3_text",
+                                 "gemma4", "gemma4_text"});
+  x.qk_norm_full = is_one_of(type(), {"olmo2", "olmo3"});
+  x.attention_sinks = x.moe_biases = type() == "gpt_oss";  // GptOssAttention.sinks, biased MoE
+}
+
 bool Importer::is_moe_layer(size_t i) {
   if (const json* per_layer = r_.lookup("moe_layer_freq");
       per_layer != nullptr && per_layer->is_array()) {  // MiMo-V2: one 0/1 entry per layer

@@ -25,6 +25,10 @@ template <class A, class T> void fields(A& a, T& m, MlaShape*) {
   a(m.q_lora_rank, m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim,
     m.index_n_heads, m.index_head_dim, m.index_topk, m.o_lora_rank, m.o_groups);
 }
+template <class A, class T>
+void fields(A& a, T& x, LayerExtras*) {
+  a(x.qkv_bias, x.o_bias, x.qk_norm, x.qk_norm_full, x.attention_sinks, x.moe_biases);
+}
 template <class A, class T> void fields(A& a, T& p, PositionLimits*) {
   a(p.keys, p.model_max_length, p.rope_type, p.rope_factor, p.rope_factor_float,
     p.original_max_position_embeddings);
@@ -43,8 +47,8 @@ template <class A, class T> void fields(A& a, T& s, ModelShape*) {
     s.hidden_size, s.intermediate_size, s.vocab_size, s.max_position_embeddings, s.positions,
     s.num_attention_heads, s.head_dim, s.tie_word_embeddings, s.gated_mlp,
     s.learned_position_embeddings, s.torch_dtype, s.ssm_state_dtype, s.ssm_state_dtype_key, s.moe,
-    s.mla, s.layers, s.draft_layers, s.per_layer_input_size, s.per_layer_vocab, s.draft_embeddings,
-    s.weights);
+    s.mla, s.extras, s.layers, s.draft_layers, s.per_layer_input_size, s.per_layer_vocab,
+    s.draft_embeddings, s.weights);
 }
 template <class A, class T> void fields(A& a, T& m, ImportedModel*) { a(m.shape, m.assumptions); }
 
