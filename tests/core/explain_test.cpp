@@ -171,6 +171,32 @@ TEST(Explain, IdentifiesTheModelFromThePathTheLogPrints) {
   EXPECT_EQ(r.value.plan.kv_memory_bytes, static_cast<uint64_t>(std::llround(44.59 * 1073741824.0)));
 }
 
+// Qwen3.6 hybrids under vLLM 0.23 and 0.24 with --enable-prefix-caching: the states cached for
+// prefixes in align mode (two state blocks a request), the attention block grown to 1568 tokens;
+// each printed figure is reproduced from the printed budget.
+TEST(Explain, Qwen36HybridsWithPrefixCachingUnderVllm023And024) {
+  struct Case {
+    const char* log;
+    const char* config;
+    const char* tokens;
+  };
+  for (const Case& c : {Case{"vllm-v1-qwen3.6-27b-nvfp4-dgx-spark-262k.log",
+                             "nvidia__qwen3.6-27b-nvfp4.json", "1,505,068"},
+                        Case{"vllm-v1-qwen3.6-35b-a3b-nvfp4-rtx5090-131k.log",
+                             "nvidia__qwen3.6-35b-a3b-nvfp4.json", "567,978"}}) {
+    PlanInput in;
+    in.model.config_json = test::read_data(std::string("real-configs/") + c.config);
+    const Result<ExplainReport> r = explain(committed_log(c.log), in);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    EXPECT_TRUE(r.value.plan.vllm.enable_prefix_caching) << c.log;
+    const ExplainedFigure* tokens = figure_named(r.value, "GPU KV cache size");
+    ASSERT_NE(tokens, nullptr) << c.log;
+    EXPECT_EQ(tokens->kvscope, c.tokens) << c.log;
+    for (const ExplainedFigure& f : r.value.figures)
+      EXPECT_EQ(f.match, "exact") << c.log << " " << f.name;
+  }
+}
+
 TEST(Explain, V0BlocksMatchWithinThePrintedBudgetsRounding) {
   PlanInput in = with_model("llama-3.1-8b");
   in.max_model_len = 20000;

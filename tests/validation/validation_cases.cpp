@@ -89,7 +89,31 @@ std::vector<Case> cases() {
       "--block-size 256 --kv-memory 5.4415GiB --max-num-batched-tokens 16384");
   dsv4_gh200.insert(dsv4_gh200.begin() + 1,
                     {"--config", real_config("deepseek-ai__deepseek-v4-flash.json")});
+  auto qwen36_27b = words(
+      "plan --kv-dtype fp8 --engine-version 0.23 --kv-memory 47.84GiB --max-model-len 262144 "
+      "--max-num-batched-tokens 65536 --enable-prefix-caching");
+  qwen36_27b.insert(qwen36_27b.begin() + 1,
+                    {"--config", real_config("nvidia__qwen3.6-27b-nvfp4.json")});
+  auto qwen36_35b = words(
+      "plan --kv-dtype fp8 --engine-version 0.24 --kv-memory 5.98GiB --max-model-len 131072 "
+      "--max-num-batched-tokens 8192 --enable-prefix-caching");
+  qwen36_35b.insert(qwen36_35b.begin() + 1,
+                    {"--config", real_config("nvidia__qwen3.6-35b-a3b-nvfp4.json")});
   return {
+      {"vLLM",
+       "tests/data/logs/vllm-v1-qwen3.6-27b-nvfp4-dgx-spark-262k.log (0.23.1rc1, DGX Spark, "
+       "hybrid states in align mode)",
+       "GPU KV cache size (tokens)", qwen36_27b, "1505068",
+       [](const json& j) { return std::to_string(j["kv_pool_tokens"].get<uint64_t>()); }},
+      {"vLLM", "tests/data/logs/vllm-v1-qwen3.6-27b-nvfp4-dgx-spark-262k.log",
+       "Maximum concurrency for 262,144 tokens", qwen36_27b, "5.74",
+       [](const json& j) { return fixed(j["max_concurrency"].get<double>(), 2); }},
+      {"vLLM", "tests/data/logs/vllm-v1-qwen3.6-35b-a3b-nvfp4-rtx5090-131k.log (0.24.0, RTX 5090)",
+       "GPU KV cache size (tokens)", qwen36_35b, "567978",
+       [](const json& j) { return std::to_string(j["kv_pool_tokens"].get<uint64_t>()); }},
+      {"vLLM", "tests/data/logs/vllm-v1-qwen3.6-35b-a3b-nvfp4-rtx5090-131k.log",
+       "Maximum concurrency for 131,072 tokens", qwen36_35b, "4.33",
+       [](const json& j) { return fixed(j["max_concurrency"].get<double>(), 2); }},
       {"vLLM",
        "vLLM issue #25350",
        "KV cache needed for max_model_len 221000 (GiB)",

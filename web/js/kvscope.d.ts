@@ -41,6 +41,8 @@ export interface VllmOptions {
   /** --disable-sliding-window: every layer full length, max_model_len at most the window. */
   disable_sliding_window?: boolean | null;
   mamba_cache_mode?: 'none' | 'align' | 'all' | null;
+  /** --enable-prefix-caching: hybrids keep their states in align mode from the 0.21 line. */
+  enable_prefix_caching?: boolean | null;
   activation_bytes?: Bytes | null;
   non_torch_bytes?: Bytes | null;
   cudagraph_bytes?: Bytes | null;

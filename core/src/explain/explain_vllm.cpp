@@ -66,6 +66,8 @@ void read_vllm_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
     in.model.kv_dtype = *kv;
   if (const std::string* off = log.argument("disable_hybrid_kv_cache_manager"); off != nullptr && *off == "True")
     in.vllm.disable_hybrid_kv_cache_manager = true;
+  if (const std::string* on = log.argument("enable_prefix_caching"); on != nullptr && *on == "True")
+    in.vllm.enable_prefix_caching = true;
   if (const PrintedFigure* u = log.figure("gpu_memory_utilization"))
     in.vllm.gpu_memory_utilization = u->value;
   else if (const std::string* given = log.argument("gpu_memory_utilization"); given != nullptr && std::atof(given->c_str()) > 0)

@@ -28,6 +28,9 @@ struct VllmOptions {
   bool disable_hybrid_kv_cache_manager = false;
   bool disable_sliding_window = false;  // every layer full length, max_model_len at most the window
   std::string mamba_cache_mode;  // --mamba-cache-mode: none | align | all; empty = the line's
+  // --enable-prefix-caching given: before the 0.29 line a hybrid caches its states for prefixes
+  // only then (in align mode); from 0.29 it does by default.
+  bool enable_prefix_caching = false;
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
   uint64_t cudagraph_bytes = 0;           // CUDA-graph memory, subtracted from 0.20; 0 = estimated

@@ -67,8 +67,13 @@ VllmRelease vllm_release(const PlanReport& r, const VllmOptions& options) {
                                   [](const LayerSpec& l) { return l.state != StateKind::kNone; }) &&
                       std::any_of(layers.begin(), layers.end(),
                                   [](const LayerSpec& l) { return l.keeps_tokens(); });
+  // MambaModelConfig.verify_and_update_config (vllm/model_executor/models/config.py): with
+  // prefix caching on, a hybrid's "none" becomes "align" ("all" where the model supports it,
+  // none of kvscope's hybrids); a 0.23 log of Qwen3.6-27B under --enable-prefix-caching counts
+  // two state blocks a request (tests/data/logs/vllm-v1-qwen3.6-27b-nvfp4-dgx-spark-262k.log).
+  const bool prefix_caching = line >= 29 || (options.enable_prefix_caching && line >= 21);
   out.mamba_cache_mode = !options.mamba_cache_mode.empty() ? options.mamba_cache_mode
-                         : hybrid && line >= 29            ? "align"
+                         : hybrid && prefix_caching        ? "align"
                                                            : "none";
   out.cpu_backend_wording = line >= 21;
   return out;
@@ -446,6 +451,7 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--pipeline-parallel-size", std::to_string(r.pipeline_parallel)});
   if (r.data_parallel > 1)
     w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
+  if (in.vllm.enable_prefix_caching) w.push_back("--enable-prefix-caching");
   if (in.block_size_tokens != 0 || deepseek_v4)
     w.insert(w.end(), {"--block-size", std::to_string(r.block_size_tokens)});
   // A target beyond the scheduler's default running-request cap needs the cap raised.
