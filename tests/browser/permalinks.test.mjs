@@ -66,8 +66,11 @@ test('a permalink the core rejects: the field is named beside its control, falls
   }
 });
 
-test('a link the core refuses for what it is (DeepSeek-V4 on an A100) keeps its card and says why', async () => {
-  const { page, problems } = await open(browser, `${server.base}/index.html#model=deepseek-v4-flash&gpu=a100-sxm-80gb&tp=4`);
+test('a link the core refuses for what it is (DeepSeek-V4 on an A100) keeps its card and says why; on an H200 the full module plans it', async () => {
+  const fetched = [];
+  const { page, problems } = await open(browser, `${server.base}/index.html#model=deepseek-v4-flash&gpu=a100-sxm-80gb&tp=4`, {
+    before: (p) => p.on('request', (r) => { if (/\/js\/wasm\/.*\.wasm$/.test(r.url())) fetched.push(new URL(r.url()).pathname); }),
+  });
   await page.waitForSelector('#gpu-error');
   assert.equal(await page.inputValue('#gpu'), 'a100-sxm-80gb', 'the card stays');
   assert.match(await page.textContent('#gpu-error'), /vLLM runs DeepSeek-V4 on Hopper and Blackwell GPUs .*not on the NVIDIA A100/);
@@ -75,7 +78,9 @@ test('a link the core refuses for what it is (DeepSeek-V4 on an A100) keeps its 
   assert.equal(await page.locator('#loading').count(), 0, 'the loading line goes once the core is in');
   await page.selectOption('#gpu', 'h200-sxm-141gb');
   await page.waitForSelector('#gpu-error', { state: 'detached' });
-  assert.match(await page.textContent('#verdict'), /vLLM starts/);
+  await page.waitForSelector('#verdict:has-text("vLLM starts")');  // once the full module is in
+  assert.ok(fetched.includes('/js/wasm/kvscope_full_module.wasm'), 'its caches are the full module\'s');
+  assert.equal(await value(page, '#kv-pool'), cliPlan({ ...DEFAULTS, model: 'deepseek-v4-flash', gpu: 'h200-sxm-141gb', tensor_parallel: 4 }).kv_pool_bytes);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -39,7 +39,7 @@ export function useFullModule() {
   if (!fullForConfigs) {
     const status = $('module-status');
     status.hidden = false;
-    status.textContent = "Loading kvscope's full module (the config.json reader and every engine)…";
+    status.textContent = "Loading kvscope's full module (the config.json reader, every engine and DeepSeek-V4)…";
     fullForConfigs = loadKvscope({ full: true }).then((kv) => {
       status.hidden = true;
       page.kv = kv;
@@ -61,7 +61,7 @@ export function useFullModule() {
 export function answerError(e) {
   if (e.code !== 'needs_full_module') return e.message;
   useFullModule().catch(() => {});  // the status line under the verdict says why
-  return "waiting for kvscope's full module (the config.json reader and every engine)";
+  return "waiting for kvscope's full module (the config.json reader, every engine and DeepSeek-V4)";
 }
 
 let updateHook = () => {};

@@ -4,11 +4,13 @@
 // module plans vLLM and the plain arithmetic and answers SGLang, TensorRT-LLM, llama.cpp and Ollama
 // with needs_full_module (first_module_planners.cpp), the page then fetching the full module. So
 // the first module links none of their planners: 9.7 kB gzipped less (docs/architecture.md), the
-// room vLLM's release lines and the engines still to come need under its 150 kB budget.
+// room vLLM's release lines and the engines still to come need under its 150 kB budget. vLLM's
+// DeepSeek-V4 layout goes the same way (2.2 kB): the first module answers every other model.
 #pragma once
 
 #include <string_view>
 
+#include "engines/vllm/engine_vllm.hpp"
 #include "kvscope/engines/plan_types.hpp"
 
 namespace kvscope::engines {
@@ -22,6 +24,7 @@ struct EnginePlanner {
 
 struct EnginePlanners {
   EnginePlanner sglang, tensorrt_llm, llamacpp, ollama;
+  decltype(&vllm_deepseek_v4_layout) vllm_deepseek_v4;  // vLLM's compressed-attention groups
 };
 
 extern const EnginePlanners kEnginePlanners;

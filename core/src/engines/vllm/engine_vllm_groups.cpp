@@ -3,8 +3,9 @@
 // GPU's layers, their common page and the layers per group.
 #include <algorithm>
 
-#include "engines/vllm/engine_vllm.hpp"
 #include "base/checked_math.hpp"
+#include "engines/engine_planners.hpp"
+#include "engines/vllm/engine_vllm.hpp"
 
 namespace kvscope::engines {
 
@@ -16,7 +17,7 @@ Result<VllmLayout> vllm_layout(const std::vector<LayerSpec>& layers, const VllmL
   const bool compressed = std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) {
     return l.attention == AttentionKind::kCompressed;
   });
-  if (compressed) return vllm_deepseek_v4_layout(layers, rules, notes);
+  if (compressed) return kEnginePlanners.vllm_deepseek_v4(layers, rules, notes);
   VllmLayout out;
   std::vector<VllmType>& types = out.types;
   auto add_layer = [&types](const VllmType& t) {
