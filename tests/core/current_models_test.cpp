@@ -5,6 +5,7 @@
 
 #include "kvscope/engines/context_limit.hpp"
 #include "kvscope/kv/kv_arithmetic.hpp"
+#include "kvscope/model/weights.hpp"
 #include "kvscope/request/report_json.hpp"
 #include "test_support.hpp"
 
@@ -46,6 +47,61 @@ TEST(CurrentModels, Glm5SparseAttention) {
   EXPECT_EQ(s.model_type, "glm_moe_dsa");
   EXPECT_EQ(test::count_kind(s, AttentionKind::kMla), 78u);
   EXPECT_EQ(per_token(s, "bf16"), 78u * (576 * 2 + 132));
+}
+
+// GLM-5.2: the indexer runs on the three dense layers and then every fourth layer, shared
+// between (indexer_types), so 21 layers keep its keys; NVIDIA's NVFP4 checkpoint names every layer
+// deepseek_sparse_attention and keeps the same caches.
+TEST(CurrentModels, Glm52SharedIndexersUnderEitherSpelling) {
+  const ModelShape bf16 = real_config("zai-org__glm-5.2.json");
+  const ModelShape nvfp4 = real_config("nvidia__glm-5.2-nvfp4.json");
+  EXPECT_EQ(test::count_kind(nvfp4, AttentionKind::kMla), 78u);
+  size_t indexed = 0;
+  for (const LayerSpec& l : nvfp4.layers) indexed += l.indexer_head_dim != 0 ? 1 : 0;
+  EXPECT_EQ(indexed, 3u + (78 - 6 + 3) / 4);  // layers 0-2, then every fourth from 6
+  EXPECT_EQ(per_token(nvfp4, "bf16"), 78u * 576 * 2 + indexed * 132);
+  EXPECT_EQ(per_token(nvfp4, "fp8"), per_token(bf16, "fp8"));
+}
+
+// Nemotron 3.5 Lightning spells its blocks out (layers_block_type: mamba, moe, attention), one
+// mixer or MLP each, as hybrid_override_pattern's M, E and * do.
+TEST(CurrentModels, NemotronBlocksSpelledOut) {
+  const ModelShape s = real_config("nvidia__nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4.json");
+  ASSERT_EQ(s.layers.size(), 52u);
+  size_t mamba = 0, moe = 0;
+  for (const LayerSpec& l : s.layers) {
+    mamba += l.state == StateKind::kMamba2 && l.mlp == MlpKind::kNone ? 1 : 0;
+    moe += l.attention == AttentionKind::kNone && l.state == StateKind::kNone &&
+           l.mlp == MlpKind::kMoe;
+  }
+  EXPECT_EQ(mamba, 23u);
+  EXPECT_EQ(moe, 23u);
+  EXPECT_EQ(test::count_kind(s, AttentionKind::kFull), 6u);
+  EXPECT_EQ(per_token(s, "bf16"), 2u * 6 * 2 * 128 * 2);
+  std::string text =
+      test::read_data("real-configs/nvidia__nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4.json");
+  const size_t moe_block = text.find("\"moe\"", text.find("\"layers_block_type\""));
+  ASSERT_NE(moe_block, std::string::npos);
+  const Result<ImportedModel> broken = import_config(text.replace(moe_block, 5, "\"moa\""));
+  ASSERT_FALSE(broken.ok);
+  EXPECT_EQ(broken.error.field, "layers_block_type[1]");
+  EXPECT_NE(broken.error.message.find("(known: mamba, attention, mlp, moe)"), std::string::npos);
+}
+
+// Gemma 4 26B-A4B: 128 experts, top_k_experts of them per token, beside each layer's dense MLP
+// (counted as a shared expert): 25.2B parameters and 3.8B active with the embedding, as Google's
+// model card gives them.
+TEST(CurrentModels, Gemma4MoeKeepsItsDenseMlp) {
+  const ImportedModel m =
+      test::import_ok(test::read_data("real-configs/google__gemma-4-26b-a4b.json"));
+  EXPECT_EQ(m.shape.moe.experts_per_token, 8u);
+  EXPECT_FALSE(test::has_assumption(m, "num_experts_per_tok"));
+  EXPECT_EQ(m.shape.moe.shared_experts, 1u);
+  EXPECT_EQ(m.shape.moe.shared_expert_intermediate_size, 2112u);
+  const Result<ParameterCount> n = count_parameters(m.shape);
+  ASSERT_TRUE(n.ok);
+  EXPECT_NEAR(static_cast<double>(n.value.total) / 1e9, 25.2, 0.05);
+  EXPECT_NEAR(static_cast<double>(n.value.active_per_token + n.value.embedding) / 1e9, 3.8, 0.05);
 }
 
 // Gemma 4 31B: sliding layers 16 KV heads x 256, full layers 4 KV heads x 512 (global_head_dim,

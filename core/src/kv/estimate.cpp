@@ -142,7 +142,12 @@ std::string kv_bytes_per_token_formula(const GroupKv& g, const Dtype& kv) {
   if (whole_bytes) {
     const std::string bytes = std::to_string(kv.block_bits / 8);
     if (s.v_head_dim == 0) {  // MLA: one latent per token, no head count, no V
-      return layers + " × " + std::to_string(s.k_head_dim) + " × " + bytes + total;
+      if (s.indexer_head_dim == 0)
+        return layers + " × " + std::to_string(s.k_head_dim) + " × " + bytes + total;
+      const uint64_t latent = uint64_t{s.k_head_dim} * (kv.block_bits / 8);
+      return layers + " × (" + std::to_string(s.k_head_dim) + " × " + bytes + " + " +
+             with_commas(g.kv_bytes_per_token_per_layer - latent) + " bytes of indexer key)" +
+             total;
     }
     if (s.k_head_dim == s.v_head_dim) {
       return "2 × " + layers + " × " + std::to_string(s.kv_heads) + " × " +

@@ -92,6 +92,7 @@ class Importer {
   void read_layer_types_list();
   // Nemotron-H: one character per layer, M = Mamba-2, * = attention, - = MLP, E = MoE.
   void read_hybrid_pattern();
+  bool set_nemotron_block(size_t i, char c);
   void read_layers_block_type();
   // MiniMax: 1 = softmax attention, 0 = lightning (linear) attention with a per-head state.
   void read_attn_type_list();

@@ -207,7 +207,9 @@ void Importer::read_layer_types_list() {
     const json& v = (*list)[i];
     const std::string key = "layer_types[" + std::to_string(i) + "]";
     const std::string t = v.is_string() ? v.get<std::string>() : std::string();
-    if (is_one_of(t, {"full_attention", "attention", "global", "full"})) {
+    // GLM-5.x's ModelOpt checkpoints name their MLA + indexer layers deepseek_sparse_attention.
+    if (is_one_of(t,
+                  {"full_attention", "attention", "global", "full", "deepseek_sparse_attention"})) {
       shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
     } else if (is_one_of(t, {"sliding_attention", "sliding_window", "local", "sliding"})) {
       if (auto w = sliding_window("layer_types")) {
@@ -244,16 +246,7 @@ void Importer::read_hybrid_pattern() {
   }
   for (size_t i = 0; i < layers_ && !r_.failed(); ++i) {
     const char c = (*pattern)[i];
-    if (c == 'M') {
-      shape_.layers[i] = recurrent_layer(StateKind::kMamba2);
-      shape_.layers[i].mlp = MlpKind::kNone;
-    } else if (c == '*') {
-      shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
-      shape_.layers[i].mlp = MlpKind::kNone;
-    } else if (c == '-' || c == 'E') {
-      shape_.layers[i].attention = AttentionKind::kNone;
-      shape_.layers[i].mlp = c == 'E' ? MlpKind::kMoe : MlpKind::kDense;
-    } else {
+    if (!set_nemotron_block(i, c)) {
       r_.fail(kInvalidValue, "hybrid_override_pattern",
               "character " + std::to_string(i) + " is " + quote_user_text(std::string(1, c)) +
                   " (expected M, *, - or E)");
@@ -261,12 +254,42 @@ void Importer::read_hybrid_pattern() {
   }
 }
 
+// One NemotronH block, a mixer or an MLP alone: M Mamba-2, * attention, - MLP, E MoE.
+bool Importer::set_nemotron_block(size_t i, char c) {
+  if (c == 'M') {
+    shape_.layers[i] = recurrent_layer(StateKind::kMamba2);
+    shape_.layers[i].mlp = MlpKind::kNone;
+  } else if (c == '*') {
+    shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
+    shape_.layers[i].mlp = MlpKind::kNone;
+  } else if (c == '-' || c == 'E') {
+    shape_.layers[i].attention = AttentionKind::kNone;
+    shape_.layers[i].mlp = c == 'E' ? MlpKind::kMoe : MlpKind::kDense;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 void Importer::read_layers_block_type() {
   const json* list = r_.layer_list("layers_block_type", layers_);
+  // NemotronH's blocks spelled out (NemotronHConfig.layers_block_type, from which transformers
+  // derives hybrid_override_pattern): "mamba", "attention", "mlp" or "moe", one mixer or MLP each.
+  const bool nemotron = type() == "nemotron_h";
   for (size_t i = 0; list != nullptr && i < layers_ && !r_.failed(); ++i) {
     const json& v = (*list)[i];
     const std::string t = v.is_string() ? v.get<std::string>() : std::string();
-    if (t == "attention") {
+    if (nemotron) {
+      const char c = t == "mamba"       ? 'M'
+                     : t == "attention" ? '*'
+                     : t == "mlp"       ? '-'
+                     : t == "moe"       ? 'E'
+                                        : '?';
+      if (!set_nemotron_block(i, c)) {
+        r_.fail(kUnsupported, "layers_block_type[" + std::to_string(i) + "]",
+                "unknown block type " + describe(v) + " (known: mamba, attention, mlp, moe)");
+      }
+    } else if (t == "attention") {
       shape_.layers[i] = attention_layer(i, AttentionKind::kFull, 0);
     } else if (t == "mamba") {
       shape_.layers[i] = recurrent_layer(mamba_kind());

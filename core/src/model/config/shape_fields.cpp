@@ -278,8 +278,9 @@ void Importer::read_moe() {
   moe.num_experts = static_cast<uint32_t>(*experts);
   // The experts each token routes to: only the active parameters and the decode estimate read
   // it, not the KV cache, so a config without it still plans, with a stand-in named.
-  if (auto k = r_.first_count({"num_experts_per_tok", "moe_top_k", "num_experts_per_token"}, 1,
-                              *experts)) {
+  if (auto k = r_.first_count(
+          {"num_experts_per_tok", "moe_top_k", "num_experts_per_token", "top_k_experts"}, 1,
+          *experts)) {
     moe.experts_per_token = static_cast<uint32_t>(*k);
   } else if (!r_.failed()) {
     moe.experts_per_token = static_cast<uint32_t>(std::min<uint64_t>(8, *experts));
@@ -312,6 +313,11 @@ void Importer::read_moe() {
              size && *size > 0) {
     moe.shared_experts = 1;
     moe.shared_expert_intermediate_size = *size;
+  } else if (type() == "gemma4_text" && r_.flag("enable_moe_block").value_or(false)) {
+    // Gemma 4's MoE layers run their dense MLP beside the experts (Gemma4TextDecoderLayer's
+    // dense || MoE join): in weights and compute, one shared expert of intermediate_size.
+    moe.shared_experts = 1;
+    moe.shared_expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
   } else if (type() == "llama4_text") {  // one shared expert as wide as a routed one
     moe.shared_experts = 1;
     moe.shared_expert_intermediate_size = r_.require_count({"intermediate_size"}, 1, kMaxWidth);
