@@ -104,6 +104,25 @@ TEST(CurrentModels, Gemma4MoeKeepsItsDenseMlp) {
   EXPECT_NEAR(static_cast<double>(n.value.active_per_token + n.value.embedding) / 1e9, 3.8, 0.05);
 }
 
+// The catalogue's late-2026 entries are subsets of their real configs: the same layers, the same
+// KV bytes and the same weights as the whole file.
+TEST(CurrentModels, Late2026CatalogueEntriesMatchTheirConfigs) {
+  const std::pair<const char*, const char*> entries[] = {
+      {"qwen3.6-35b-a3b", "qwen__qwen3.6-35b-a3b.json"},
+      {"qwen3.6-27b", "nvidia__qwen3.6-27b-nvfp4.json"},
+      {"glm-5.2", "zai-org__glm-5.2.json"},
+      {"kimi-k2.6-nvfp4", "nvidia__kimi-k2.6-nvfp4.json"},
+      {"kimi-k3", "moonshotai__kimi-k3.json"},
+      {"gemma-4-26b-a4b", "google__gemma-4-26b-a4b.json"}};
+  for (const auto& [id, file] : entries) {
+    const ModelShape entry = test::catalog_shape(id);
+    const ModelShape config = real_config(file);
+    EXPECT_EQ(entry.layers.size(), config.layers.size()) << id;
+    EXPECT_EQ(per_token(entry, "bf16"), per_token(config, "bf16")) << id;
+    EXPECT_EQ(count_parameters(entry).value.total, count_parameters(config).value.total) << id;
+  }
+}
+
 // Gemma 4 31B: sliding layers 16 KV heads x 256, full layers 4 KV heads x 512 (global_head_dim,
 // num_global_key_value_heads) with attention_k_eq_v: no v_proj, V still cached.
 TEST(CurrentModels, Gemma4TwoHeadSizes) {
