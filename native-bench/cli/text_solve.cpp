@@ -1,5 +1,6 @@
 // The readable report of `kvscope solve`: the ranked layouts, the best one's launch command, the
 // GPU types that cannot meet the target, and why fewer GPUs fall short.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -60,7 +61,8 @@ void print_solve(const SolveReport& r, std::ostream& out) {
         << cell(o.kv_dtype, 12) << cell(o.weight_dtype, 42) << cell(fixed(o.max_concurrency, 1), 8)
         << cell(o.priced ? fixed(o.usd_per_hour, 2) : "-", 9)
         << cell(speed ? fixed(o.decode_tokens_per_s_per_user, 1) : "-", 12)
-        << (o.speed_available ? fixed(o.prefill_s, 2) + " s" : "-") << "\n";
+        << (o.speed_available && std::isfinite(o.prefill_s) ? fixed(o.prefill_s, 2) + " s" : "-")
+        << "\n";
     if (!o.meets_target) out << "      ! " << o.binding_constraint << ": " << o.reason << "\n";
   }
   if (r.options.size() > kShownOptions)

@@ -220,6 +220,25 @@ TEST(Solve, ADecodeFloorAddsReplicasOrIsTheBindingConstraint) {
   EXPECT_EQ(slow_prefill.options.front().binding_constraint, "ttft");
 }
 
+// Compute time is never free: a card with no dense peak in the catalogue (the A10G) never meets a
+// TTFT target and shows no prefill; a V100, without bf16, prefills at its fp16 tensor peak.
+TEST(Solve, AnUnknownPeakNeverMeetsATtftTarget) {
+  SolveOptions o = target(2, {"a10g"});
+  o.kv_dtypes = {"auto"};
+  o.weight_dtypes = {"auto"};
+  o.max_ttft_s = 10;
+  const SolveReport unknown = solved(model("llama-3.1-8b", "vllm", 8192), o);
+  EXPECT_FALSE(unknown.met);
+  ASSERT_FALSE(unknown.options.empty());
+  EXPECT_EQ(unknown.options.front().binding_constraint, "ttft");
+  EXPECT_TRUE(std::isnan(unknown.options.front().prefill_s));
+  PlanInput v100 = model("llama-3.1-8b", "vllm", 8192);
+  v100.gpu_id = "v100-sxm2-32gb";
+  const PlanReport r = test::plan_ok(v100);
+  EXPECT_EQ(r.roofline.peaks.flops, find_gpu("v100-sxm2-32gb").value.fp16_dense_flops);
+  EXPECT_EQ(r.roofline.peaks.flops_dtype, "fp16");
+}
+
 // Requests of a length distribution (at most the context) are shorter than the context: the same
 // concurrency needs fewer GPUs, and the option's plan sustains it at p99.
 TEST(Solve, LengthDistributionsCountRequestsAtTheirLengths) {

@@ -683,6 +683,8 @@ export interface GpuCatalogue {
     /** null where the datasheet gives none (the card has no such tensor cores) */
     bf16_dense_flops: number | null;
     fp8_dense_flops: number | null;
+    /** Only on cards without bf16 (Volta, Turing), which run bf16 checkpoints in fp16. */
+    fp16_dense_flops: number | null;
     source: string;
     /** A dated public on-demand list price per GPU-hour; null where none is cited. */
     usd_per_gpu_hour: number | null;

@@ -187,6 +187,7 @@ const std::vector<GpuEntry>& gpu_catalog() {
                         count_of(g, "bandwidth_bytes_per_s"),
                         rate_of(g, "bf16_dense_flops"),
                         rate_of(g, "fp8_dense_flops"),
+                        g.contains("fp16_dense_flops") ? rate_of(g, "fp16_dense_flops") : 0,
                         text_of(g, "source"),
                         g.contains("price") ? rate_of(g["price"], "usd_per_gpu_hour") : 0,
                         g.contains("price") ? text_of(g["price"], "source") : ""};

@@ -82,9 +82,16 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   if (!r.gpu_id.empty()) {
     const GpuEntry gpu = find_gpu(r.gpu_id).value;
     const bool fp8 = r.weights.fp8_compute && gpu.fp8_dense_flops > 0;
-    out.peaks =
-        HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
-                      fp8 ? gpu.fp8_dense_flops : gpu.bf16_dense_flops, fp8 ? "fp8" : "bf16"};
+    // A card without bf16 runs a bf16 checkpoint in fp16 (vLLM's _resolve_auto_dtype falls back,
+    // vllm/config/model.py), at its fp16 tensor peak.
+    const bool fp16 = !fp8 && gpu.bf16_dense_flops == 0 && gpu.fp16_dense_flops > 0;
+    out.peaks = HardwarePeaks{static_cast<double>(gpu.bandwidth_bytes_per_s),
+                              fp8    ? gpu.fp8_dense_flops
+                              : fp16 ? gpu.fp16_dense_flops
+                                     : gpu.bf16_dense_flops,
+                              fp8    ? "fp8"
+                              : fp16 ? "fp16"
+                                     : "bf16"};
   }
   if (in.gpu_bandwidth_bytes_per_s > 0)
     out.peaks.bandwidth_bytes_per_s = in.gpu_bandwidth_bytes_per_s;

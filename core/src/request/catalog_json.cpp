@@ -54,6 +54,7 @@ std::string gpu_catalog_to_json() {
     w.field("bandwidth_bytes_per_s", g.bandwidth_bytes_per_s);
     w.field_or_null("bf16_dense_flops", g.bf16_dense_flops != 0, g.bf16_dense_flops);
     w.field_or_null("fp8_dense_flops", g.fp8_dense_flops != 0, g.fp8_dense_flops);
+    w.field_or_null("fp16_dense_flops", g.fp16_dense_flops != 0, g.fp16_dense_flops);
     w.field("source", g.source);
     w.field_or_null("usd_per_gpu_hour", g.usd_per_hour > 0, g.usd_per_hour);
     w.field_or_null("price_source", g.usd_per_hour > 0, g.price_source);

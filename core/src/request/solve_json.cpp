@@ -1,6 +1,8 @@
 // kvscope.solve/1: the solver's report as `kvscope solve --json` and the module print it.
-#include "request/report_writing.hpp"
+#include <cmath>
+
 #include "kvscope/request/report_json.hpp"
+#include "request/report_writing.hpp"
 
 namespace kvscope {
 namespace {
@@ -29,7 +31,7 @@ void write_option(JsonWriter& w, const SolveOption& o) {
   const bool speed = o.speed_available && o.decode_tokens_per_s_per_user > 0;
   w.field_or_null("decode_tokens_per_s_per_user", speed, o.decode_tokens_per_s_per_user);
   w.field_or_null("decode_tokens_per_s", speed, o.decode_tokens_per_s);
-  w.field_or_null("prefill_s", o.speed_available, o.prefill_s);
+  w.field_or_null("prefill_s", o.speed_available && std::isfinite(o.prefill_s), o.prefill_s);
   w.field_or_null("usd_per_hour", o.priced, o.usd_per_hour);
   w.field_or_null("usd_per_user_hour", o.priced, o.usd_per_user_hour);
   w.field_or_null("usd_per_million_output_tokens", o.priced && speed,

@@ -105,9 +105,11 @@ Result<double> per_user_tokens_per_s(const Search& s, const PlanState& state, ui
   return Result<double>::success(step.value.time_s > 0 ? 1.0 / step.value.time_s : 0.0);
 }
 
-// The prefill of the target's prompt on one replica.
+// The prefill of the target's prompt on one replica; NaN when the card has no dense peak (its
+// compute time unknown, never free).
 Result<double> prefill_seconds(const Search& s, const PlanState& state) {
   const PlanReport& r = state.report;
+  if (r.roofline.peaks.flops <= 0) return Result<double>::success(std::nan(""));
   const Result<StepEstimate> step = prefill_through_stages(
       state.loads, r.estimate.kv_dtype, r.estimate.state_dtype, r.roofline.peaks, s.prompt_tokens);
   if (!step.ok) return Result<double>::failure(step.error);
@@ -131,6 +133,14 @@ Result<bool> size_replicas(const Search& s, const PlanState& state, Trial& t) {
       t.constraint = o.max_ttft_s > 0 ? "ttft" : "decode_speed";
       t.reason = "no bandwidth for this card: " + r.roofline.reason;
     }
+    return Result<bool>::success(true);
+  }
+  if (o.max_ttft_s > 0 && r.roofline.peaks.flops <= 0) {  // unknown is never within a target
+    t.works = false;
+    t.constraint = "ttft";
+    t.reason =
+        "no dense peak for this card (catalogue or --gpu-tflops): its prefill time is unknown";
+    t.prefill_s = std::nan("");
     return Result<bool>::success(true);
   }
   const Result<double> prefill = prefill_seconds(s, state);

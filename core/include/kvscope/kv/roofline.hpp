@@ -15,7 +15,7 @@ namespace kvscope {
 struct HardwarePeaks {
   double bandwidth_bytes_per_s = 0;
   double flops = 0;         // dense peak in the compute dtype
-  std::string flops_dtype;  // "bf16" or "fp8"
+  std::string flops_dtype;  // "bf16", "fp8", "fp16" (cards without bf16) or "given"
 };
 
 // What one GPU of one pipeline stage holds, as plan() shards it.

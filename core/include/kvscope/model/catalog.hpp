@@ -35,6 +35,7 @@ struct GpuEntry {
   uint64_t bandwidth_bytes_per_s = 0;  // datasheet peak
   double bf16_dense_flops = 0;         // datasheet dense peak, 0 when the chip has none
   double fp8_dense_flops = 0;
+  double fp16_dense_flops = 0;  // cards without bf16 (Volta, Turing): bf16 checkpoints run in fp16
   std::string source;
   // A dated public on-demand list price per GPU-hour (0 = none cited: the solver asks for one).
   double usd_per_hour = 0;

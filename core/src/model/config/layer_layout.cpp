@@ -84,6 +84,19 @@ void Importer::read_compress_ratios() {
 
 void Importer::read_layer_types() {
   if (r_.failed()) return;
+  // MiniMax-M3's block-sparse layers keep a bf16 index key per token beside K and V
+  // (vLLM MiniMaxM3IndexerCache, SGLang MiniMaxSparseKVPool): refused until modelled, never
+  // undercounted.
+  const json* sparse = r_.lookup("sparse_attention_config");
+  const auto on = sparse != nullptr && sparse->is_object() ? sparse->find("use_sparse_attention")
+                                                           : json::const_iterator{};
+  if (sparse != nullptr && sparse->is_object() && on != sparse->end() && on->is_boolean() &&
+      on->get<bool>()) {
+    r_.fail(
+        kUnsupported, "sparse_attention_config",
+        "block-sparse attention (MiniMax-M3) keeps an index-key cache kvscope does not model yet");
+    return;
+  }
   shape_.layers.assign(layers_, LayerSpec{});
   if (compressed_) {
     read_compress_ratios();
