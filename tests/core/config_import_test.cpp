@@ -48,9 +48,39 @@ TEST(ConfigImport, MoeFieldsOnlyTheWeightsNeedAreNotRequired) {
     EXPECT_EQ(m.shape.layers[i].attention, whole.shape.layers[i].attention);
     EXPECT_EQ(m.shape.layers[i].state_values, whole.shape.layers[i].state_values);
   }
+  // Qwen3NextConfig's own defaults, as transformers fills them in (those of the 80B release).
+  EXPECT_EQ(m.shape.moe.experts_per_token, 10u);
+  EXPECT_EQ(m.shape.moe.expert_intermediate_size, 512u);
+  EXPECT_TRUE(has_assumption(m, "num_experts_per_tok absent: Qwen3NextConfig default 10"));
+  EXPECT_TRUE(has_assumption(m, "moe_intermediate_size absent: Qwen3NextConfig default 512"));
+  // DeepseekV2Config leaves the top-k None: a stand-in, named, for the estimates that read it.
+  const Result<ModelEntry> lite = find_model("deepseek-v2-lite");
+  ASSERT_TRUE(lite.ok);
+  nlohmann::json no_top_k = nlohmann::json::parse(lite.value.config_json);
+  no_top_k.erase("num_experts_per_tok");
+  const ImportedModel v2 = import_ok(no_top_k.dump());
+  EXPECT_EQ(v2.shape.moe.experts_per_token, 8u);
+  EXPECT_TRUE(has_assumption(v2, "num_experts_per_tok absent (no moe_top_k, no class default): 8"));
+}
+
+// A config that leaves a field to its class takes the class default, listed among the
+// assumptions (data/config_defaults.json, read from transformers' configuration classes).
+TEST(ConfigImport, FieldsLeftToTheClassTakeItsDefault) {
+  const ImportedModel m = import_ok(
+      R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4,
+          "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128})");
+  EXPECT_EQ(m.shape.vocab_size, 151936u);
+  EXPECT_EQ(m.shape.moe.num_experts, 128u);
   EXPECT_EQ(m.shape.moe.experts_per_token, 8u);
-  EXPECT_TRUE(has_assumption(m, "num_experts_per_tok absent (no moe_top_k, no class default): 8"));
-  EXPECT_TRUE(has_assumption(m, "moe_intermediate_size absent: each expert taken as wide as"));
+  EXPECT_EQ(m.shape.moe.expert_intermediate_size, 768u);
+  EXPECT_EQ(m.shape.max_position_embeddings, 32768u);
+  EXPECT_TRUE(has_assumption(m, "vocab_size absent: Qwen3MoeConfig default 151936"));
+  EXPECT_TRUE(has_assumption(m, "num_experts absent: Qwen3MoeConfig default 128"));
+  // Only what the KV cache needs and no class gives is an error, naming the field.
+  const Result<ImportedModel> headless =
+      import_config(R"({"model_type": "kvscope_unknown", "hidden_size": 64})");
+  ASSERT_FALSE(headless.ok);
+  EXPECT_EQ(headless.error.field, "num_hidden_layers");
 }
 
 TEST(ConfigImport, ExplicitHeadDimWinsOverHiddenOverHeads) {

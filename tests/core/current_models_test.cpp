@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "kvscope/engines/context_limit.hpp"
 #include "kvscope/kv/kv_arithmetic.hpp"
@@ -144,6 +145,33 @@ TEST(CurrentModels, EveryRealConfigImportsOrNamesItsField) {
   ASSERT_FALSE(m3.ok);
   EXPECT_EQ(m3.error.field, "sparse_attention_config");
   EXPECT_EQ(refused, 1u);
+}
+
+// A Gemma 4 config saved by transformers 5.15 or later carries its full layers' shapes as
+// per_layer_config instead of global_head_dim and num_global_key_value_heads: the same cache.
+TEST(CurrentModels, Gemma4PerLayerConfigAsNewTransformersSaveIt) {
+  const std::string text =
+      test::read_data("real-configs/google__gemma-4-31b-it.transformers-repr.json");
+  nlohmann::json saved = nlohmann::json::parse(text);
+  nlohmann::json& t = saved["text_config"];
+  nlohmann::json per_layer = nlohmann::json::object();
+  for (size_t i = 0; i < t["layer_types"].size(); ++i) {
+    if (t["layer_types"][i] == "full_attention")
+      per_layer[std::to_string(i)] = {{"head_dim", t["global_head_dim"]},
+                                      {"num_key_value_heads", t["num_global_key_value_heads"]}};
+  }
+  t.erase("global_head_dim");
+  t.erase("num_global_key_value_heads");
+  t["per_layer_config"] = per_layer;
+  const ModelShape s = test::import_ok(saved.dump()).shape;
+  EXPECT_EQ(per_token(s, "bf16"),
+            per_token(real_config("google__gemma-4-31b-it.transformers-repr.json"), "bf16"));
+  EXPECT_EQ(s.layers[5].k_head_dim, 512u);
+  EXPECT_EQ(s.layers[5].kv_heads, 4u);
+  t["per_layer_config"]["5"]["sliding_window"] = 1024;
+  const Result<ImportedModel> refused = import_config(saved.dump());
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error.field, "text_config.per_layer_config.5.sliding_window");
 }
 
 // Gemma 4 31B: sliding layers 16 KV heads x 256, full layers 4 KV heads x 512 (global_head_dim,

@@ -89,6 +89,7 @@ class Importer {
   // attention_k_eq_v, their own KV heads (num_global_key_value_heads) and no v_proj: V is the K
   // projection, still cached twice by vLLM (vllm/model_executor/models/gemma4.py).
   void read_global_attention_dims();
+  void read_per_layer_config();
   void read_layer_types_list();
   // Nemotron-H: one character per layer, M = Mamba-2, * = attention, - = MLP, E = MoE.
   void read_hybrid_pattern();

@@ -3,11 +3,12 @@
 // (vllm/config/model.py get_num_layers_by_block_type and the model files cited per reader).
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <optional>
 
-#include "model/config/importer.hpp"
 #include "base/checked_math.hpp"
 #include "kvscope/model/dtype.hpp"
+#include "model/config/importer.hpp"
 
 namespace kvscope::config {
 
@@ -202,7 +203,13 @@ void Importer::read_linear_attn_config() {
 }
 
 void Importer::read_global_attention_dims() {
-  if (r_.failed() || !r_.has("global_head_dim")) return;
+  if (r_.failed()) return;
+  if (r_.has("per_layer_config")) {
+    read_per_layer_config();
+    return;
+  }
+  // Gemma4TextConfig gives full-attention layers global_head_dim 512 when the config is silent.
+  if (!r_.has("global_head_dim") && type() != "gemma4_text") return;
   const uint64_t dim = r_.require_count({"global_head_dim"}, 1, kMaxHeadDim);
   const bool k_eq_v = r_.flag("attention_k_eq_v").value_or(false);
   const auto heads = r_.count("num_global_key_value_heads", 1, kMaxHeads);
@@ -211,6 +218,45 @@ void Importer::read_global_attention_dims() {
     l.k_head_dim = l.v_head_dim = static_cast<uint32_t>(dim);
     if (k_eq_v && heads) l.kv_heads = static_cast<uint32_t>(*heads);
     l.k_eq_v = k_eq_v;
+  }
+}
+
+// transformers 5.15 on (HeterogeneousConfigMixin, PR #47384) saves per-layer attention shapes as
+// per_layer_config {"<layer>": {"head_dim": ..., "num_key_value_heads": ...}}: Gemma 4's full
+// layers in place of global_head_dim and num_global_key_value_heads. Other keys that would size
+// the cache are refused by name, never ignored.
+void Importer::read_per_layer_config() {
+  const json& map = r_.config()["per_layer_config"];
+  if (!map.is_object()) {
+    r_.fail(kInvalidValue, "per_layer_config",
+            "expected an object of layer overrides, got " + describe(map));
+    return;
+  }
+  for (auto it = map.begin(); it != map.end() && !r_.failed(); ++it) {
+    const std::string at = "per_layer_config." + it.key();
+    char* end = nullptr;
+    const unsigned long long layer = std::strtoull(it.key().c_str(), &end, 10);
+    if (it.key().empty() || *end != '\0' || layer >= layers_ || !it.value().is_object()) {
+      r_.fail(kInvalidValue, "per_layer_config",
+              quote_user_text(it.key()) + " is not a layer of the model's " +
+                  std::to_string(layers_) + " with an object of overrides");
+      return;
+    }
+    LayerSpec& l = shape_.layers[static_cast<size_t>(layer)];
+    for (auto field = it.value().begin(); field != it.value().end() && !r_.failed(); ++field) {
+      const std::string key = at + "." + field.key();
+      if (field.key() == "head_dim") {
+        if (auto d = r_.to_count(field.value(), key, 1, kMaxHeadDim))
+          l.k_head_dim = l.v_head_dim = static_cast<uint32_t>(*d);
+      } else if (field.key() == "num_key_value_heads") {
+        if (auto h = r_.to_count(field.value(), key, 1, kMaxHeads))
+          l.kv_heads = static_cast<uint32_t>(*h);
+      } else if (is_one_of(field.key(), {"sliding_window", "layer_type", "attention_chunk_size",
+                                         "kv_lora_rank"})) {
+        r_.fail(kUnsupported, key, "a per-layer override kvscope does not read yet");
+      }
+    }
+    l.k_eq_v = l.attention == AttentionKind::kFull && r_.flag("attention_k_eq_v").value_or(false);
   }
 }
 
