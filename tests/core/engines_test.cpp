@@ -430,6 +430,22 @@ TEST(Engines, LlamaCppFitsTheContextWhenNoneIsAsked) {
   EXPECT_EQ(asked.max_model_len, 40960u);
 }
 
+// --fit's 1 GiB margin is free memory beside what it places, not an allocation: a card others
+// fill to within the margin keeps nothing of the model, and llama-server still starts on the CPU
+// with that GPU holding nothing. Others holding the whole card is an error naming the field.
+TEST(Engines, LlamaCppFitOnACardOthersFill) {
+  PlanInput in = llamacpp("qwen3-32b", 0);
+  in.weight_dtype = "q4_k_m";
+  const uint64_t card = find_gpu(in.gpu_id).value.memory_bytes;
+  in.overhead_bytes = card - kGiB / 2;
+  const PlanReport p = plan_ok(in);
+  EXPECT_TRUE(p.starts);
+  EXPECT_EQ(p.offload.gpu_layers, 0u);
+  for (const DeviceBuffers& d : p.devices) EXPECT_TRUE(d.fits) << d.device;
+  in.overhead_bytes = card;
+  EXPECT_EQ(plan(in).error.field, "overhead_bytes");
+}
+
 // TensorRT-LLM's KV cache is the smallest of free_gpu_memory_fraction's share, max_tokens'
 // bytes and max_gpu_total_bytes (KvCacheConfig; _util.py configure_kv_cache_capacity), written
 // to the --config YAML of the command.

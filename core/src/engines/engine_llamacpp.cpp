@@ -277,7 +277,11 @@ Placement place_layers(const ServerLayers& s, uint64_t ngl, const PlanReport& r,
   for (size_t d = 0; d < p.gpus(); ++d) {
     DeviceBuffers& b = p.on[d];
     b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
-    CheckedU64 used = CheckedU64(b.kv_bytes) + b.state_bytes + s.margin_bytes +
+    // --fit's margin is free memory it leaves beside what it places: a device given nothing
+    // allocates nothing (every layer on the CPU) and fits whatever the margin.
+    const bool holds =
+        b.layer_count != 0 || b.output_layer || b.kv_bytes != 0 || b.state_bytes != 0;
+    CheckedU64 used = CheckedU64(b.kv_bytes) + b.state_bytes + (holds ? s.margin_bytes : 0) +
                       (b.output_layer ? s.compute_bytes : 0);
     if (!r.kv_memory_given) used += CheckedU64(b.weights_bytes) + (d == 0 ? in.overhead_bytes : 0);
     b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
@@ -316,9 +320,11 @@ uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dty
       per_device[p.index(d)] += CheckedU64(b.value[il].kv) + b.value[il].state;
     }
     for (size_t d = 0; d < p.gpus(); ++d) {
+      const bool holds =
+          p.on[d].layer_count != 0 || p.on[d].output_layer || per_device[d].value() != 0;
       const CheckedU64 used =
           (r.kv_memory_given ? CheckedU64(0) : CheckedU64(p.on[d].weights_bytes)) + per_device[d] +
-          (d == 0 ? in.overhead_bytes : 0) + s.margin_bytes +
+          (d == 0 ? in.overhead_bytes : 0) + (holds ? s.margin_bytes : 0) +
           (p.on[d].output_layer ? s.compute_bytes : 0);
       if (used.overflowed() || used.value() > p.on[d].memory_bytes) return false;
     }

@@ -117,6 +117,13 @@ Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
     r.kv_pool_bytes = in.kv_memory_bytes;
     r.notes.push_back("KV memory given (per GPU): the engine's budget arithmetic is bypassed");
   }
+  // Memory others hold cannot be the whole card: nothing would be left to plan.
+  if (!r.kv_memory_given && in.overhead_bytes >= r.gpu_memory_bytes) {
+    return Result<bool>::failure(make_error(
+        kOutOfRange, "overhead_bytes",
+        std::to_string(in.overhead_bytes) + " bytes used by others leave nothing of the card's " +
+            std::to_string(r.gpu_memory_bytes)));
+  }
   return Result<bool>::success(true);
 }
 
