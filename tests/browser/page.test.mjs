@@ -195,6 +195,7 @@ test('load from Hugging Face: only on click, only that host; offline, gated and 
 test('what-if levers and pinned comparisons', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html`);
   await page.click('#what-if-run');
+  await page.waitForSelector('#what-if-table tbody tr');  // the levers may wait for the full module
   const rows = await page.locator('#what-if-table tbody tr').count();
   assert.ok(rows >= 3, `${rows} serving levers`);
   assert.match(await page.textContent('#what-if-table'), /fp8 KV cache/);

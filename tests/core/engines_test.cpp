@@ -446,6 +446,22 @@ TEST(Engines, LlamaCppFitOnACardOthersFill) {
   EXPECT_EQ(plan(in).error.field, "overhead_bytes");
 }
 
+// SGLang's own mem_fraction_static reserves NCCL memory per rank: on a 16 GB card 104 ranks leave
+// it below zero, which is SGLang's failure to start, named, not the user's value refused.
+TEST(Engines, SglangDefaultFractionBelowZeroIsNamed) {
+  PlanInput in;
+  in.model.model_id = "qwen3-8b-fp8";
+  in.engine = "sglang";
+  in.gpu_id = "t4";
+  in.tensor_parallel = 8;
+  in.pipeline_parallel = 13;
+  const Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, kOutOfRange);
+  EXPECT_EQ(r.error.field, "sglang.mem_fraction_static");
+  EXPECT_NE(r.error.message.find("tp x pp = 104 ranks"), std::string::npos);
+}
+
 // TensorRT-LLM's KV cache is the smallest of free_gpu_memory_fraction's share, max_tokens'
 // bytes and max_gpu_total_bytes (KvCacheConfig; _util.py configure_kv_cache_capacity), written
 // to the --config YAML of the command.

@@ -211,6 +211,16 @@ Result<double> static_fraction(const PlanReport& r, const ModelShape& shape, con
                         : kSglangDefaultMemFractionStatic;
   if (in.sglang.mem_fraction_static == 0 && shape.vision_layers != 0)
     fraction *= vision_share(shape);
+  if (in.sglang.mem_fraction_static == 0 && !(fraction > 0)) {  // SGLang's own default
+    char shown[16];
+    std::snprintf(shown, sizeof shown, "%.3g", fraction);
+    return RD::failure(
+        make_error(kOutOfRange, "sglang.mem_fraction_static",
+                   "SGLang's default for this card is " + std::string(shown) +
+                       ": what it reserves for activations, CUDA graphs and NCCL over tp x pp = " +
+                       std::to_string(uint64_t{in.tensor_parallel} * in.pipeline_parallel) +
+                       " ranks exceeds the card; give --mem-fraction-static or fewer ranks"));
+  }
   if (!(fraction > 0 && fraction <= 1)) {
     return RD::failure(make_error(kInvalidValue, "sglang.mem_fraction_static", "must be in (0, 1]"));
   }
