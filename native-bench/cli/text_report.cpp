@@ -359,18 +359,34 @@ void print_sweeps(const Sweeps& s, std::ostream& out) {
 }
 
 void print_catalogue(const std::string& which, std::ostream& out) {
+  // Columns as wide as their longest entry, so long names never push the next column over.
+  const auto widest = [](const auto& entries, auto field, size_t at_least) {
+    size_t w = at_least;
+    for (const auto& e : entries) w = std::max(w, field(e).size() + 2);
+    return static_cast<int>(w);
+  };
   if (which == "models") {
-    out << pad("id", 28) << pad("name", 34) << "source\n";
+    const int id = widest(
+        model_catalog(), [](const ModelEntry& m) { return m.id; }, 28);
+    const int name = widest(
+        model_catalog(), [](const ModelEntry& m) { return m.name; }, 34);
+    out << pad("id", id) << pad("name", name) << "source\n";
     for (const ModelEntry& m : model_catalog())
-      out << pad(m.id, 28) << pad(m.name, 34) << m.source << "\n";
+      out << pad(m.id, id) << pad(m.name, name) << m.source << "\n";
   } else if (which == "gpus") {
-    out << pad("id", 18) << pad("name", 30) << pad("memory (reported)", 32) << "bandwidth\n";
+    const int id = widest(
+        gpu_catalog(), [](const GpuEntry& g) { return g.id; }, 18);
+    const int name = widest(
+        gpu_catalog(), [](const GpuEntry& g) { return g.name; }, 30);
+    out << pad("id", id) << pad("name", name) << pad("memory (reported)", 32)
+        << pad("bandwidth", 13) << "compute capability\n";
     for (const GpuEntry& g : gpu_catalog()) {
       char bw[32];
       std::snprintf(bw, sizeof bw, "%.2f TB/s",
                     static_cast<double>(g.bandwidth_bytes_per_s) / 1e12);
-      out << pad(g.id, 18) << pad(g.name, 30)
-          << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32) << bw << "\n";
+      out << pad(g.id, id) << pad(g.name, name)
+          << pad(format_gb(g.memory_bytes) + " = " + format_gib(g.memory_bytes), 32) << pad(bw, 13)
+          << g.compute_capability << "\n";
     }
   } else if (which == "engines") {
     out << pad("id", 15) << pad("label", 30) << "knobs (request keys)\n";

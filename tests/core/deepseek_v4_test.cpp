@@ -192,8 +192,8 @@ TEST(DeepSeekV4, SglangDefaults) {
   EXPECT_GT(r.max_concurrency, 1.0);
 }
 
-// The engines' releases run DeepSeek-V4 on Hopper and Blackwell (vLLM on MI300s too): plans on
-// other cards are refused naming the card, and the solver leaves them out and says so.
+// The engines' releases run DeepSeek-V4 on Hopper, Blackwell and MI350s (vLLM on MI300s too):
+// plans on other cards are refused naming the card, and the solver leaves them out and says so.
 TEST(DeepSeekV4, OnlyCardsTheEngineRunsItOn) {
   PlanInput in;
   in.model.model_id = "deepseek-v4-flash";
@@ -207,6 +207,10 @@ TEST(DeepSeekV4, OnlyCardsTheEngineRunsItOn) {
   EXPECT_TRUE(plan(in).ok);
   in.engine = "sglang";
   EXPECT_EQ(plan(in).error.field, "gpu");
+  in.gpu_id = "mi355x";
+  EXPECT_TRUE(plan(in).ok);
+  in.engine = "vllm";
+  EXPECT_TRUE(plan(in).ok);
   SolveOptions o;
   o.concurrency = 4;
   o.gpu_ids = {"a100-sxm-80gb", "l40s", "h200-sxm-141gb"};

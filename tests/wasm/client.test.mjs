@@ -56,13 +56,17 @@ test('sweep and estimate: the same JSON as the CLI', () => {
   assert.deepEqual(kv.estimate(why), cli('estimate', why));
 });
 
-test('catalogues: the same lists as the CLI', () => {
+test('catalogues: the same lists as the CLI (the first module\'s GPUs without their citations)', () => {
   assert.deepEqual(kv.models(), cli('models', {}));
-  assert.deepEqual(kv.gpus(), cli('gpus', {}));
+  const gpus = cli('gpus', {});
+  assert.deepEqual(full.gpus(), gpus);
+  const uncited = (g) => ({ ...g, memory_bytes_source: '', source: '', price_source: g.price_source === null ? null : '' });
+  assert.deepEqual(kv.gpus(), { ...gpus, gpus: gpus.gpus.map(uncited) });
+  assert.ok(gpus.gpus.every((g) => g.memory_bytes_source !== '' && g.source !== ''), 'every GPU cited');
   assert.deepEqual(kv.dtypes(), cli('dtypes', {}));
   assert.deepEqual(kv.engines(), cli('engines', {}));
   const listed = (args) => JSON.parse(execFileSync(cliPath, [...args, '--json'], { encoding: 'utf8' }));
-  assert.deepEqual(kv.gpus(), listed(['gpus']));
+  assert.deepEqual(full.gpus(), listed(['gpus']));
 });
 
 test('config.json import: every fixture gives the CLI --config answer', () => {

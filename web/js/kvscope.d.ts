@@ -676,9 +676,13 @@ export interface GpuCatalogue {
     vendor: string;
     memory_marketed: string;
     memory_bytes: Bytes;
+    /** Citations (this, source, price_source): '' from the first module, which leaves them out
+     * of its first load; the full module ({full: true}) and the CLI carry them. */
     memory_bytes_source: string;
     /** architecture and memory ("hopper-hbm"): which published decode measurements apply */
     device_class: string;
+    /** NVIDIA compute capability ("9.0") or AMD gfx target ("gfx942"). */
+    compute_capability: string;
     bandwidth_bytes_per_s: number;
     /** null where the datasheet gives none (the card has no such tensor cores) */
     bf16_dense_flops: number | null;

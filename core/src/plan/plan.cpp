@@ -128,8 +128,9 @@ Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
 }
 
 // DeepSeek-V4's kernels in the engines' own releases run on Hopper and Blackwell (sparse MLA on
-// fp8_ds_mla, MXFP4 experts; sm120 from vLLM PR #43477); vLLM adds AMD's CDNA 3 (PR #40871),
-// SGLang not yet (sgl-project/sglang issue #27890). Older cards run it only in forks (sm89, sm70).
+// fp8_ds_mla, MXFP4 experts; sm120 from vLLM PR #43477) and on AMD's MI350/MI355 (CDNA 4: vLLM
+// issue #52644 runs it there; SGLang's MI35x ROCm image, sgl-project/sglang issue #31337); vLLM
+// adds CDNA 3 (PR #40871), SGLang not (issue #27890). Older cards run it only in forks.
 // Empty when the card can, or is not in the catalogue.
 std::string deepseek_v4_card_refusal(const EngineProfile& engine, const ModelShape& shape,
                                      const PlanReport& r) {
@@ -140,12 +141,14 @@ std::string deepseek_v4_card_refusal(const EngineProfile& engine, const ModelSha
   const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
   if (!gpu.ok) return "";
   const std::string& arch = gpu.value.device_class;
+  const bool vllm = engine.info.id == "vllm";
   const bool runs = arch.rfind("hopper", 0) == 0 || arch.rfind("blackwell", 0) == 0 ||
-                    (engine.info.id == "vllm" && arch.rfind("cdna3", 0) == 0);
+                    arch.rfind("cdna4", 0) == 0 || (vllm && arch.rfind("cdna3", 0) == 0);
   if (runs) return "";
-  return std::string(engine.info.label) + " runs DeepSeek-V4 on Hopper and Blackwell GPUs" +
-         (engine.info.id == "vllm" ? " and AMD's MI300 series" : "") + ", not on the " +
-         gpu.value.name + " (" + arch + "); forks for older cards exist outside its releases";
+  return std::string(engine.info.label) +
+         " runs DeepSeek-V4 on Hopper and Blackwell GPUs and AMD's " +
+         (vllm ? "MI300 and MI350 series" : "MI350 series") + ", not on the " + gpu.value.name +
+         " (" + arch + "); forks for older cards exist outside its releases";
 }
 
 // The engine's context limit and max_model_len, its block, the layers that keep caches

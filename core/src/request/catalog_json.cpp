@@ -48,6 +48,7 @@ std::string gpu_catalog_to_json() {
     w.field("name", g.name);
     w.field("vendor", g.vendor);
     w.field("device_class", g.device_class);
+    w.field("compute_capability", g.compute_capability);
     w.field("memory_marketed", g.memory_marketed);
     w.field("memory_bytes", g.memory_bytes);
     w.field("memory_bytes_source", g.memory_bytes_source);

@@ -29,6 +29,7 @@ struct GpuEntry {
   std::string name;
   std::string vendor;
   std::string device_class;     // architecture and memory: "hopper-hbm", "ada-gddr", ...
+  std::string compute_capability;  // NVIDIA's "9.0", AMD's gfx target "gfx942"
   std::string memory_marketed;  // "80 GB HBM3"
   uint64_t memory_bytes = 0;    // total as the device reports it
   std::string memory_bytes_source;
