@@ -114,8 +114,15 @@ void print_plan_pool(const PlanReport& p, std::ostream& out) {
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
   out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
       << bytes_line(p.kv_bytes_needed) << "\n";
+  if (p.target.present) {
+    char fit[32];
+    std::snprintf(fit, sizeof fit, "%.2f", p.target.sequences_that_fit_per_replica);
+    out << "  sequences that fit " << fit << " of " << with_commas(p.target.context_tokens)
+        << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << " (the capacity)\n";
+  }
   out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
-      << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << "\n";
+      << " tokens" << (p.data_parallel > 1 ? " per replica" : "")
+      << (p.target.present ? ", as the engine counts them" : "") << "\n";
   if (p.max_running_requests != 0)
     out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
   if (p.max_context_unbounded)

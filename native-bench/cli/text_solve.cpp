@@ -58,7 +58,8 @@ void print_solve(const SolveReport& r, std::ostream& out) {
     const bool speed = o.speed_available && o.decode_tokens_per_s_per_user > 0;
     out << "  " << cell(std::to_string(i + 1) + (o.meets_target ? "" : "!"), 4)
         << cell(o.gpu_name, 26) << cell(with_commas(o.gpus), 6) << cell(layout(o), 10)
-        << cell(o.kv_dtype, 12) << cell(o.weight_dtype, 42) << cell(fixed(o.max_concurrency, 1), 8)
+        << cell(o.kv_dtype, 12) << cell(o.weight_dtype, 42)
+        << cell(fixed(o.sequences_that_fit, 1), 8)
         << cell(o.priced ? fixed(o.usd_per_hour, 2) : "-", 9)
         << cell(speed ? fixed(o.decode_tokens_per_s_per_user, 1) : "-", 12)
         << (o.speed_available && std::isfinite(o.prefill_s) ? fixed(o.prefill_s, 2) + " s" : "-")
@@ -71,7 +72,7 @@ void print_solve(const SolveReport& r, std::ostream& out) {
     const SolveOption& best = r.options.front();
     out << "\nBest: " << with_commas(best.gpus) << " x " << best.gpu_name;
     if (best.priced) out << " at $" << fixed(best.usd_per_hour, 2) << "/hour";
-    out << ", holds " << fixed(best.max_concurrency, 1) << " sequences (margin "
+    out << ", holds " << fixed(best.sequences_that_fit, 1) << " sequences (margin "
         << fixed(best.margin * 100, 0) << "%)\n  " << best.command << "\n";
     for (const std::string& u : best.unexpressed) out << "  (not in the command: " << u << ")\n";
     for (const SolveGpu& g : r.gpus) {

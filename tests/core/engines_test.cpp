@@ -450,7 +450,7 @@ TEST(Engines, LlamaCppFitOnACardOthersFill) {
 // it below zero, which is SGLang's failure to start, named, not the user's value refused.
 TEST(Engines, SglangDefaultFractionBelowZeroIsNamed) {
   PlanInput in;
-  in.model.model_id = "qwen3-8b-fp8";
+  in.model.model_id = "qwen3-8b";
   in.engine = "sglang";
   in.gpu_id = "t4";
   in.tensor_parallel = 8;

@@ -220,6 +220,32 @@ TEST(Solve, ADecodeFloorAddsReplicasOrIsTheBindingConstraint) {
   EXPECT_EQ(slow_prefill.options.front().binding_constraint, "ttft");
 }
 
+// One capacity (issue 44): the sequences of the context a layout holds is sequences_that_fit in
+// its plan (the verdict's target, the roofline's KV-capped batch) and in the solver's option for
+// the same layout; max_concurrency is the engine's own figure, at max_model_len.
+TEST(Solve, OneCapacityForALayoutWhereverItIsShown) {
+  PlanInput base = model("gemma-3-27b", "vllm", 32768);
+  SolveOptions o = target(4, {"a100-sxm-80gb"});
+  const SolveReport r = solved(base, o);
+  ASSERT_TRUE(r.met);
+  const SolveOption& best = r.options.front();
+  PlanInput layout = base;
+  layout.gpu_id = best.gpu_id;
+  layout.tensor_parallel = best.tp;
+  layout.pipeline_parallel = best.pp;
+  layout.gpus = best.gpus;
+  layout.model.kv_dtype = best.kv_dtype;
+  layout.weight_dtype = best.weight_dtype;
+  layout.max_model_len = best.max_model_len;
+  layout.model.batch = 4;
+  const PlanReport p = test::plan_ok(layout);
+  EXPECT_DOUBLE_EQ(p.target.sequences_that_fit, best.sequences_that_fit);
+  EXPECT_DOUBLE_EQ(p.total_max_concurrency, best.max_concurrency);
+  EXPECT_EQ(p.roofline.kv_capped_batch,
+            static_cast<uint64_t>(std::floor(p.target.sequences_that_fit_per_replica)));
+  EXPECT_NE(p.max_concurrency, p.target.sequences_that_fit_per_replica);  // two figures, two names
+}
+
 // Compute time is never free: a card with no dense peak in the catalogue (the A10G) never meets a
 // TTFT target and shows no prefill; a V100, without bf16, prefills at its fp16 tensor peak.
 TEST(Solve, AnUnknownPeakNeverMeetsATtftTarget) {
@@ -318,7 +344,7 @@ TEST(Solve, LlamaCppServersHoldTheirSlotsAndTheCommandSaysHow) {
             std::string::npos)
       << best.command;
   // What one server holds is the most slots that start: one more does not.
-  const uint64_t holds = static_cast<uint64_t>(best.max_concurrency) / best.dp;
+  const uint64_t holds = static_cast<uint64_t>(best.sequences_that_fit) / best.dp;
   server.llama_cpp.parallel = holds + 1;
   server.model.context_tokens = (holds + 1) * 16384;
   if (best.dp > 1) EXPECT_FALSE(plan(server).value.starts) << holds;

@@ -4,7 +4,7 @@
 // bar. Loaded itself with the first chart asked for (charts.js, the page's interface to it). Each chart is made once in its container and given new data on every change; its legend
 // shows the values under the cursor, and chart-access.js adds the keyboard, the spoken values and
 // the CSV.
-import { commas, rate, ratio, seconds, tokens } from './format.js';
+import { commas, rate, ratio, seconds, sequencesThatFit, tokens } from './format.js';
 import { makeReadable, readout, stepTo } from './chart-access.js';
 import { drawMemory } from './chart-memory.js';
 
@@ -306,10 +306,10 @@ function drawCap(u, cap, color) {
 
 /** The what-if chart: change in sequences that fit, one bar per lever, largest first. */
 export function drawWhatIf(results, base) {
-  const rows = results.filter((x) => x.report).sort((a, b) => b.report.max_concurrency - a.report.max_concurrency);
+  const rows = results.filter((x) => x.report).sort((a, b) => sequencesThatFit(b.report) - sequencesThatFit(a.report));
   const names = rows.map((x) => x.short ?? x.label);
   const columns = [{ name: 'lever', values: names, text: String },
-    { name: 'sequences gained', unit: 'sequences', values: rows.map((x) => x.report.max_concurrency - base.max_concurrency),
+    { name: 'sequences gained', unit: 'sequences', values: rows.map((x) => sequencesThatFit(x.report) - sequencesThatFit(base)),
       text: (v) => `${v > 0 ? '+' : ''}${ratio(v)} sequences` }];
   upsert('chart-what-if', {
     key: `what-if ${names.join()}`, name: 'what-if', columns, data: [rows.map((_, i) => i), columns[1].values],

@@ -99,3 +99,11 @@ export function ratio(x) {
 
 /** One RFC 4180 CSV cell: quoted when it holds a quote, comma or newline; '' for none. */
 export const csvCell = (v) => (/[",\n]/.test(String(v ?? '')) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ''));
+
+/**
+ * A plan's capacity: sequences of the context the pools hold (sequences_that_fit, the one figure
+ * the verdict, charts, solver and exports use); llama.cpp, which sizes its buffers to the
+ * request, holds its slots (max_concurrency).
+ * @param {{sequences_that_fit: number | null, max_concurrency: number}} r
+ */
+export const sequencesThatFit = (r) => r.sequences_that_fit ?? r.max_concurrency;

@@ -248,11 +248,14 @@ export interface SolveOption {
   utilization: number | null;
   weights_bytes_per_gpu: Bytes;
   kv_pool_bytes_per_gpu: Bytes;
-  /** Sequences of the target's context the layout holds at once. */
+  /** The capacity: sequences of the target's context the layout holds at once (its plan's
+   * totals.sequences_that_fit). */
+  sequences_that_fit: number;
+  /** The engine's own figure for the layout, at max_model_len (its plan's totals.max_concurrency). */
   max_concurrency: number;
   meets_target: boolean;
   binding_constraint: 'weights' | 'kv_pool' | 'heads' | 'layers' | 'context_limit' | 'running_requests' |
-    'decode_speed' | 'ttft' | 'max_gpus' | string | null;
+    'decode_speed' | 'ttft' | 'max_gpus' | 'card_format' | string | null;
   reason: string | null;
   margin: number;
   decode_tokens_per_s_per_user: number | null;
@@ -511,6 +514,10 @@ export interface PlanReport extends EstimateReport {
     exceeded: boolean;
   } | null;
   kv_bytes_needed_for_max_model_len: Bytes;
+  /** The capacity, per replica: sequences of the workload's context the pool holds (paged); null
+   * for llama.cpp, which sizes its buffers to the request (its slots are max_concurrency). */
+  sequences_that_fit: number | null;
+  /** The engine's own figure, per replica, at max_model_len (vLLM's "Maximum concurrency"). */
   max_concurrency: number;
   /** The longest single sequence the pool holds; null: unbounded (no layer keeps tokens). */
   max_context: Tokens | null;
@@ -562,7 +569,7 @@ export interface PlanReport extends EstimateReport {
       starts: boolean;
     }>;
   };
-  totals: { weights_bytes: Bytes; kv_pool_bytes: Bytes; max_concurrency: number };
+  totals: { weights_bytes: Bytes; kv_pool_bytes: Bytes; sequences_that_fit: number | null; max_concurrency: number };
   /** llama.cpp: per device, the CPU last; empty for the other engines. */
   devices: Array<{
     device: string;

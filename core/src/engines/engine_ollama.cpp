@@ -274,6 +274,7 @@ Result<PlanReport> plan_ollama(PlanReport r, const ModelShape& shape, const Plan
   t.context_tokens = p.estimate.workload.context_tokens;
   t.sequences_that_fit =
       t.context_tokens <= ran.num_ctx ? static_cast<double>(ran.num_parallel) : 0;
+  t.sequences_that_fit_per_replica = t.sequences_that_fit;  // one server
   t.met = p.starts && t.sequences_that_fit >= static_cast<double>(t.sequences);
   if (!p.starts) {
     t.reason = "Ollama does not start";

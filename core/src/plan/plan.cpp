@@ -11,6 +11,7 @@
 #include "kvscope/engines/context_limit.hpp"
 #include "kvscope/kv/roofline.hpp"
 #include "kvscope/model/parallelism.hpp"
+#include "plan/card_formats.hpp"
 #include "plan/plan_inputs.hpp"
 #include "plan/plan_state.hpp"
 
@@ -127,30 +128,6 @@ Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
   return Result<bool>::success(true);
 }
 
-// DeepSeek-V4's kernels in the engines' own releases run on Hopper and Blackwell (sparse MLA on
-// fp8_ds_mla, MXFP4 experts; sm120 from vLLM PR #43477) and on AMD's MI350/MI355 (CDNA 4: vLLM
-// issue #52644 runs it there; SGLang's MI35x ROCm image, sgl-project/sglang issue #31337); vLLM
-// adds CDNA 3 (PR #40871), SGLang not (issue #27890). Older cards run it only in forks.
-// Empty when the card can, or is not in the catalogue.
-std::string deepseek_v4_card_refusal(const EngineProfile& engine, const ModelShape& shape,
-                                     const PlanReport& r) {
-  const bool compressed =
-      !shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed;
-  if (!compressed || r.gpu_id.empty() || (engine.info.id != "vllm" && engine.info.id != "sglang"))
-    return "";
-  const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
-  if (!gpu.ok) return "";
-  const std::string& arch = gpu.value.device_class;
-  const bool vllm = engine.info.id == "vllm";
-  const bool runs = arch.rfind("hopper", 0) == 0 || arch.rfind("blackwell", 0) == 0 ||
-                    arch.rfind("cdna4", 0) == 0 || (vllm && arch.rfind("cdna3", 0) == 0);
-  if (runs) return "";
-  return std::string(engine.info.label) +
-         " runs DeepSeek-V4 on Hopper and Blackwell GPUs and AMD's " +
-         (vllm ? "MI300 and MI350 series" : "MI350 series") + ", not on the " + gpu.value.name +
-         " (" + arch + "); forks for older cards exist outside its releases";
-}
-
 // The engine's context limit and max_model_len, its block, the layers that keep caches
 // (m.kv_shape), and the workload's KV paged in the block.
 Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, PlanModel& m,
@@ -164,8 +141,8 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
             ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vLLM, SGLang "
             "and plain are)"));
   }
-  if (const std::string why = deepseek_v4_card_refusal(engine, shape, r); !why.empty())
-    return Result<bool>::failure(make_error(kUnsupported, "gpu", why));
+  if (const Result<bool> runs = card_runs_model(engine, shape, r); !runs.ok) return runs;
+  if (const Result<bool> runs = card_runs_formats(engine, shape, r); !runs.ok) return runs;
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = engine.context_limit(shape);
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len

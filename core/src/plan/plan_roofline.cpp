@@ -109,9 +109,10 @@ Result<PlanRoofline> plan_roofline(const PlanInput& in, const PlanReport& r,
   out.replicas = r.data_parallel;
   out.context_tokens = r.estimate.workload.context_tokens;
   out.prompt_tokens = in.model.prompt_tokens != 0 ? in.model.prompt_tokens : out.context_tokens;
+  // Paged as the pool holds them: the batch it caps is the whole of sequences_that_fit per replica.
   const Result<KvEstimate> per_sequence =
       kv_totals(tightest_shape, r.estimate.kv_dtype, r.estimate.state_dtype,
-                KvWorkload{out.context_tokens, 1, 0, 0});
+                KvWorkload{out.context_tokens, 1, r.block_size_tokens, 0});
   if (!per_sequence.ok) return RR::failure(per_sequence.error);
   out.kv_capped_batch = per_sequence.value.kv_bytes_per_sequence == 0
                             ? 0
@@ -148,9 +149,10 @@ Result<TargetFit> plan_target(const PlanInput& in, const PlanReport& r,
                 KvWorkload{out.context_tokens, 1, r.block_size_tokens, 0});
   if (!one.ok) return Result<TargetFit>::failure(one.error);
   const double per_sequence = static_cast<double>(one.value.kv_bytes_total);
-  out.sequences_that_fit = per_sequence > 0 ? static_cast<double>(r.kv_pool_bytes) / per_sequence *
-                                                  static_cast<double>(r.data_parallel)
-                                            : 0;
+  out.sequences_that_fit_per_replica =
+      per_sequence > 0 ? static_cast<double>(r.kv_pool_bytes) / per_sequence : 0;
+  out.sequences_that_fit =
+      out.sequences_that_fit_per_replica * static_cast<double>(r.data_parallel);
   if (!r.starts) {
     out.reason = "the engine does not start";
   } else if (out.context_tokens > r.max_model_len) {

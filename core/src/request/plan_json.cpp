@@ -144,6 +144,7 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
   w.key("totals").begin_object();
   w.field("weights_bytes", p.total_weights_bytes);
   w.field("kv_pool_bytes", p.total_kv_pool_bytes);
+  w.field_or_null("sequences_that_fit", p.target.present, p.target.sequences_that_fit);
   w.field("max_concurrency", p.total_max_concurrency);
   w.end_object();
   w.key("devices").begin_array();
@@ -235,6 +236,7 @@ void write_pool(JsonWriter& w, const PlanReport& p) {
     w.field("exceeded", p.context_limit_exceeded);
   });
   w.field("kv_bytes_needed_for_max_model_len", p.kv_bytes_needed);
+  w.field_or_null("sequences_that_fit", p.target.present, p.target.sequences_that_fit_per_replica);
   w.field("max_concurrency", p.max_concurrency);
   w.field_or_null("max_context", !p.max_context_unbounded, p.max_context);
   w.field_or_null("swa_pool_tokens", p.swa_pool_tokens != 0, p.swa_pool_tokens);

@@ -23,6 +23,7 @@ void write_option(JsonWriter& w, const SolveOption& o) {
   w.field_or_null("utilization", o.utilization > 0, o.utilization);
   w.field("weights_bytes_per_gpu", o.weights_bytes_per_gpu);
   w.field("kv_pool_bytes_per_gpu", o.kv_pool_bytes_per_gpu);
+  w.field("sequences_that_fit", o.sequences_that_fit);
   w.field("max_concurrency", o.max_concurrency);
   w.field("meets_target", o.meets_target);
   w.field_or_null("binding_constraint", !o.binding_constraint.empty(), o.binding_constraint);

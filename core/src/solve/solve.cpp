@@ -23,7 +23,7 @@ bool cheaper(const Ranked& a, const Ranked& b) {
   const SolveOption& x = a.option;
   const SolveOption& y = b.option;
   if (x.meets_target != y.meets_target) return x.meets_target;
-  if (!x.meets_target) return x.max_concurrency > y.max_concurrency;
+  if (!x.meets_target) return x.sequences_that_fit > y.sequences_that_fit;
   if (x.priced != y.priced) return x.priced;
   if (x.priced && x.usd_per_hour != y.usd_per_hour) return x.usd_per_hour < y.usd_per_hour;
   if (x.gpus != y.gpus) return x.gpus < y.gpus;

@@ -181,25 +181,24 @@ Result<Search> prepare_search(const PlanInput& base, const SolveOptions& o, Plan
   if (!cards.ok) return R::failure(cards.error);
   s.cards = cards.value;
 
-  // One plan on the first card checks the model, the engine and its knobs; cards the engine
-  // does not run the model on (DeepSeek-V4's kernels) are left out, and said.
+  // Cards the engine does not run the model on (DeepSeek-V4's kernels, SGLang below sm75) are left
+  // out, and said; a card that cannot run a format or KV dtype stays, for the choices it can run
+  // (each trial refused as the engine would).
   std::vector<std::string> refused;
-  PlanInput probe = probe_input(base, s.cards.front());
-  Result<PlanState> probed = plan_state(probe, &memo);
-  while (!probed.ok && probed.error.code == kUnsupported && probed.error.field == "gpu" &&
-         s.cards.size() > 1) {
-    refused.push_back(s.cards.front().name);
-    s.cards.erase(s.cards.begin());
-    probe = probe_input(base, s.cards.front());
-    probed = plan_state(probe, &memo);
-  }
-  if (!probed.ok) return R::failure(probed.error);
   for (auto card = s.cards.begin(); card != s.cards.end();) {
     const Result<PlanState> p = plan_state(probe_input(base, *card), &memo);
     const bool unsupported = !p.ok && p.error.code == kUnsupported && p.error.field == "gpu";
+    if (unsupported && s.cards.size() == 1) return R::failure(p.error);  // every card refused
     if (unsupported) refused.push_back(card->name);
     card = unsupported ? s.cards.erase(card) : card + 1;
   }
+  // One plan checks the model, the engine and its knobs, and weighs each weight choice: on the
+  // first card's memory alone, what every card shares (no card's own checks).
+  PlanInput probe = probe_input(base, s.cards.front());
+  probe.gpu_memory_bytes = s.cards.front().memory_bytes;
+  probe.gpu_id.clear();
+  const Result<PlanState> probed = plan_state(probe, &memo);
+  if (!probed.ok) return R::failure(probed.error);
   if (!refused.empty()) {
     std::string names;
     for (const std::string& n : refused) names += (names.empty() ? "" : ", ") + n;

@@ -50,7 +50,7 @@ SolveOption trial_option(const Search& s, const Card& card, const Trial& t, uint
   o.max_model_len = t.max_model_len;
   o.weights_bytes_per_gpu = t.weights_bytes;
   o.kv_pool_bytes_per_gpu = t.pool_bytes;
-  o.max_concurrency = t.fit * static_cast<double>(dp);
+  o.sequences_that_fit = t.fit * static_cast<double>(dp);
   return o;
 }
 
@@ -96,6 +96,7 @@ Result<SolveOption> option_of(const Search& s, const Card& card, const Trial& t,
     if (o.priced && o.decode_tokens_per_s > 0)
       o.usd_per_million_output_tokens = o.usd_per_hour / (o.decode_tokens_per_s * 3600) * 1e6;
   }
+  o.max_concurrency = r.total_max_concurrency;
   o.command = r.launch_command;
   o.unexpressed = r.launch_unexpressed;
   if (s.engine->one_server_devices && dp > 1) {
@@ -139,9 +140,15 @@ SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, u
 class CardSearch {
  public:
   CardSearch(const Search& s, const Card& card, PlanMemo& memo, uint64_t& budget)
-      : s_(s), o_(s.options), card_(card), budget_(budget), plans_{memo},
-        choices_(s.weight_choices.size() * s.kv_choices.size()), best_(choices_, -1),
-        least_(choices_, 0) {
+      : s_(s),
+        o_(s.options),
+        card_(card),
+        budget_(budget),
+        plans_{memo},
+        choices_(s.weight_choices.size() * s.kv_choices.size()),
+        best_(choices_, -1),
+        least_(choices_, 0),
+        card_refuses_(choices_, false) {
     out_.gpu.gpu_id = card.id;
     out_.gpu.gpu_name = card.name;
     out_.gpu.memory_bytes = card.memory_bytes;
@@ -181,6 +188,7 @@ class CardSearch {
   const size_t choices_;  // weight choice w, KV choice k as c = w x kv choices + k
   std::vector<int> best_;        // per choice, its trial with the fewest GPUs
   std::vector<uint64_t> least_;  // per choice, the GPUs its weights and sequences' caches need at least
+  std::vector<bool> card_refuses_;  // per choice: the engine does not run its formats on this card
   std::vector<Trial> trials_;
   uint64_t card_best_ = 0;
   CardResult out_;
@@ -253,7 +261,8 @@ Result<bool> CardSearch::try_layout(uint32_t tp, uint32_t pp, size_t c) {
   t.weight = c / s_.kv_choices.size();
   t.kv = c % s_.kv_choices.size();
   const uint64_t limit = limit_for(c);
-  if (t.replica_gpus() > limit || bounded_out(t, c, limit)) return Result<bool>::success(false);
+  if (card_refuses_[c] || t.replica_gpus() > limit || bounded_out(t, c, limit))
+    return Result<bool>::success(false);
   if (plans_.plans >= budget_) {
     out_.gpu.search_cut = true;
     return Result<bool>::success(false);
@@ -261,8 +270,13 @@ Result<bool> CardSearch::try_layout(uint32_t tp, uint32_t pp, size_t c) {
   const Result<PlanState> p = plan_trial(t);
   if (!p.ok) {
     const std::string& field = p.error.field;
-    if (field != "tensor_parallel" && field != "pipeline_parallel") return Result<bool>::failure(p.error);
-    t.constraint = field == "tensor_parallel" ? "heads" : "layers";
+    // A weight format or KV dtype the engine does not run on this card: no layout of it will.
+    const bool format =
+        p.error.code == kUnsupported && (field == "weight_dtype" || field == "kv_dtype");
+    if (field != "tensor_parallel" && field != "pipeline_parallel" && !format)
+      return Result<bool>::failure(p.error);
+    card_refuses_[c] = format;
+    t.constraint = format ? "card_format" : field == "tensor_parallel" ? "heads" : "layers";
     t.reason = p.error.message;
     trials_.push_back(t);
     return Result<bool>::success(false);

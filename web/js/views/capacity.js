@@ -1,7 +1,7 @@
 // The card: where its memory goes, how many sequences the KV pool holds, and the decode/prefill
 // roofline (estimates from datasheet peaks).
 import { h } from '../dom.js';
-import { commas, ratio, rate, seconds } from '../format.js';
+import { commas, ratio, rate, seconds, sequencesThatFit } from '../format.js';
 
 const LABELS = {
   weights: 'weights', kv_pool: 'KV pool', state_pool: 'recurrent-state pool', engine_reserve: 'engine reserve (activations, non-torch)',
@@ -31,7 +31,7 @@ function estimatedFigures(r, fmt) {
   const bytes = (b) => fmt.bytes(b);
   return [h('dt', {}, 'Estimated, not measured'),
     h('dd', { id: 'estimated-budget', 'data-low': e.kv_pool_bytes[0], 'data-high': e.kv_pool_bytes[1] },
-      `KV pool ${span(e.kv_pool_bytes, bytes)}, ${span(e.max_concurrency, ratio)} sequences`,
+      `KV pool ${span(e.kv_pool_bytes, bytes)}, ${span(e.max_concurrency, ratio)} requests as the engine counts them`,
       h('span', { class: 'exact' }, `: activation peak ${span(e.activation_bytes, bytes)}, non-torch memory ${span(e.non_torch_bytes, bytes)}` +
         `${e.cudagraph_bytes[1] > 0 ? ` and CUDA graphs ${span(e.cudagraph_bytes, bytes)}` : ''} (${e.source})`))];
 }
@@ -49,9 +49,17 @@ function statePoolFigures(r, fmt) {
   ];
 }
 
+/** Why the engine's own figure differs from what fits, in one line. */
+function engineFigureWhy(r) {
+  if (r.kv_cache_groups) return `what its log prints as "Maximum concurrency": each request counted at max_model_len in every group, windowed groups with one step's tokens beside the window`;
+  if (r.input.engine === 'vllm') return 'what its log prints as "Maximum concurrency": whole blocks of max_model_len tokens per request';
+  return 'as the engine counts requests of max_model_len';
+}
+
 /** @param {import('../kvscope').PlanReport} r */
 export function capacityView(r, fmt) {
   const ctx = r.max_model_len;
+  const fits = sequencesThatFit(r);
   const dl = h('dl', { class: 'figures' },
     h('dt', {}, 'KV pool'), h('dd', { id: 'kv-pool', 'data-value': r.kv_pool_bytes, 'data-tokens': r.kv_pool_tokens }, fmt.bytes(r.kv_pool_bytes),
       h('span', { class: 'exact' }, ` ${commas(r.kv_pool_tokens)} tokens${r.kv_cache_groups ? ' as vLLM prints them (below: what that means for a hybrid)' : ''}` +
@@ -59,9 +67,12 @@ export function capacityView(r, fmt) {
         (r.swa_pool_tokens ? ` in the full layers, ${commas(r.swa_pool_tokens)} in the sliding ones` : ''))),
     ...estimatedFigures(r, fmt),
     ...statePoolFigures(r, fmt),
-    h('dt', {}, `Sequences of ${commas(ctx)} tokens that fit`),
-    h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, ratio(r.max_concurrency),
-      r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
+    h('dt', {}, `Sequences of ${commas(r.target?.context_tokens ?? ctx)} tokens that fit`),
+    h('dd', { id: r.sequences_that_fit !== null ? 'sequences-that-fit' : 'max-concurrency', 'data-value': fits }, ratio(fits),
+      r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.sequences_that_fit ?? r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
+    r.sequences_that_fit !== null ? [h('dt', {}, `${r.input.engine === 'vllm' ? 'vLLM' : 'The engine'}'s own figure`),
+      h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, `${ratio(r.max_concurrency)} requests of ${commas(ctx)} tokens`,
+        h('span', { class: 'exact' }, `: ${engineFigureWhy(r)}`))] : null,
     h('dt', {}, 'Longest single sequence'), h('dd', { id: 'max-context', 'data-value': r.max_context ?? '' },
       r.max_context === null ? 'unbounded (no layer keeps per-token KV)' : `${commas(r.max_context)} tokens`),
     h('dt', {}, 'Weights per GPU'), h('dd', { id: 'weights-per-gpu', 'data-value': r.weights_bytes }, fmt.bytes(r.weights_bytes),
@@ -105,7 +116,9 @@ function hybridView(r, fmt) {
       : h('p', {}, `vLLM keeps the layers in ${commas(groups)} groups of ${commas(g.group_size_layers)} layers: ${kinds.join(' and ')}. They draw on one pool of ${commas(r.num_blocks)} blocks; a block is ${commas(r.block_size_tokens)} tokens of one group's ${commas(g.group_size_layers)} layers (${fmt.size(g.page_bytes * g.group_size_layers)}).`),
     h('ul', {}, g.types.map((t) => h('li', {}, `Each ${kindOf(t)} group takes ${holds(t)} for a request of ${len} tokens.`))),
     h('p', {}, `One request takes ${commas(g.blocks_per_request)} blocks in all, so ${commas(r.num_blocks)} ÷ ${commas(g.blocks_per_request)} = `,
-      h('strong', {}, `${ratio(r.max_concurrency)} requests`), ` of ${len} tokens fit, and one sequence can grow to ${r.max_context === null ? 'any length' : `${commas(r.max_context)} tokens`}.`),
+      h('strong', {}, `${ratio(r.max_concurrency)} requests`), ` of ${len} tokens, vLLM's "Maximum concurrency"; one sequence can grow to ${r.max_context === null ? 'any length' : `${commas(r.max_context)} tokens`}.` +
+      (r.sequences_that_fit !== null && Math.abs(r.sequences_that_fit - r.max_concurrency) >= 0.01
+        ? ` Once their windows have slid, running requests hold only their window and last block in the windowed groups: ${ratio(r.sequences_that_fit)} fit.` : '')),
     r.kv_bytes_needed_for_max_model_len > r.kv_bytes_per_sequence ? h('p', { id: 'hybrid-reserved' },
       `vLLM sets aside ${fmt.bytes(r.kv_bytes_needed_for_max_model_len)} per request, not the ${fmt.bytes(r.kv_bytes_per_sequence)} its layers keep (KV bytes per token, above): whole blocks of every layer slot of a group, padding included` +
       `${g.types.some((t) => t.window_tokens) ? ', and in each windowed group the tokens of one step beside the window' : ''}.`) : null,
@@ -151,13 +164,13 @@ export function notesView(r) {
 
 /** One number: how many sequences of the context fit in the KV pool (the widget's concurrency view). */
 export function concurrencyView(r, fmt) {
-  const fits = Math.floor(r.max_concurrency);
+  const fits = Math.floor(sequencesThatFit(r));
   return h('div', { class: 'concurrency' },
     h('p', { class: 'big', 'data-value': fits }, `${commas(fits)} sequence${fits === 1 ? '' : 's'} of ${commas(r.max_model_len)} tokens`),
     h('p', { class: 'muted' },
       `${r.model.name}, KV ${r.kv_dtype.name}: ${fmt.bytes(r.kv_bytes_per_sequence)} per sequence; ` +
       `the ${r.gpu.name} keeps ${fmt.bytes(r.kv_pool_bytes)} for KV after ${fmt.bytes(r.weights_bytes)} of weights ` +
-      `(${ratio(r.max_concurrency)} sequences).`));
+      `(${ratio(sequencesThatFit(r))} sequences).`));
 }
 
 /**
@@ -171,5 +184,5 @@ export function contextTableView(reports, fmt) {
     h('tbody', {}, reports.map((r) => h('tr', {},
       h('th', { scope: 'row' }, commas(r.max_model_len)),
       h('td', { 'data-value': r.kv_bytes_per_sequence }, fmt.bytes(r.kv_bytes_per_sequence)),
-      h('td', { 'data-value': r.max_concurrency }, commas(Math.floor(r.max_concurrency)))))));
+      h('td', { 'data-value': sequencesThatFit(r) }, commas(Math.floor(sequencesThatFit(r))))))));
 }

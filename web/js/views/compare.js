@@ -1,6 +1,6 @@
 // Compare: up to four pinned scenarios side by side.
 import { h } from '../dom.js';
-import { commas, ratio } from '../format.js';
+import { commas, ratio, sequencesThatFit } from '../format.js';
 import { engineLabel } from '../state.js';
 
 /**
@@ -22,7 +22,7 @@ export function compareView(pins, fmt, handlers) {
     ['KV per sequence', (r) => fmt.bytes(r.kv_bytes_per_sequence)],
     ['weights per GPU', (r) => fmt.bytes(r.weights_bytes)],
     ['KV pool per GPU', (r) => fmt.bytes(r.kv_pool_bytes)],
-    ['sequences that fit', (r) => `${commas(Math.floor(r.max_concurrency))} (${ratio(r.max_concurrency)})`],
+    ['sequences that fit', (r) => `${commas(Math.floor(sequencesThatFit(r)))} (${ratio(sequencesThatFit(r))})`],
     ['longest sequence', (r) => (r.max_context === null ? 'unbounded' : commas(r.max_context))],
     ['starts', (r) => (r.starts ? 'yes' : 'no')],
   ];

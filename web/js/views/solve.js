@@ -32,7 +32,7 @@ export function solveView(r, fmt, { onOpen, onCopy, rows = 10 } = {}) {
     h('td', { title: 'tensor × pipeline × data-parallel replicas' }, layout(o)),
     h('td', {}, o.kv_dtype),
     h('td', {}, o.weight_dtype),
-    h('td', { 'data-value': o.max_concurrency }, `${ratio(o.max_concurrency)} (+${(o.margin * 100).toFixed(0)}%)`),
+    h('td', { 'data-value': o.sequences_that_fit }, `${ratio(o.sequences_that_fit)} (+${(o.margin * 100).toFixed(0)}%)`),
     h('td', { 'data-value': o.decode_tokens_per_s_per_user ?? '' }, o.decode_tokens_per_s_per_user !== null ? rate(o.decode_tokens_per_s_per_user) : '–'),
     h('td', {}, o.prefill_s !== null ? seconds(o.prefill_s) : '–'),
     h('td', {}, usd(o.usd_per_user_hour) ?? '–'),

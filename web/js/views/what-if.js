@@ -2,7 +2,7 @@
 // context; the smallest layout of this GPU type that meets the target; and, apart and never
 // ranked with them, what a different model (the articles' levers) would hold.
 import { h } from '../dom.js';
-import { commas, ratio } from '../format.js';
+import { commas, ratio, sequencesThatFit } from '../format.js';
 
 /**
  * @param {{serving: any[], model: any[], target: {option?: any, met?: boolean, error?: string, loading?: boolean}|null}} levers
@@ -13,7 +13,7 @@ export function whatIfView({ serving, model, target }, base, onOpen) {
   const ranked = [...serving].sort((a, b) => gain(b, base) - gain(a, base));
   return h('div', {},
     target ? targetView(target, base, onOpen) : null,
-    table('what-if-table', `Serving knobs, each alone, from ${ratio(base.max_concurrency)} sequences of ${commas(base.max_model_len)} tokens`, ranked, base),
+    table('what-if-table', `Serving knobs, each alone, from ${ratio(sequencesThatFit(base))} sequences of ${commas(base.max_model_len)} tokens`, ranked, base),
     model.length ? table('what-if-model', 'A different model (the articles\' levers: not knobs of this deployment)', model, base) : null);
 }
 
@@ -40,15 +40,15 @@ function table(id, caption, rows, base) {
     h('tbody', {}, rows.map((x) => h('tr', {},
       h('th', { scope: 'row' }, x.label, h('span', { class: 'exact' }, ` ${x.detail}`)),
       x.report ? [
-        h('td', {}, ratio(x.report.max_concurrency)),
-        h('td', {}, change(x.report.max_concurrency, base.max_concurrency)),
+        h('td', {}, ratio(sequencesThatFit(x.report))),
+        h('td', {}, change(sequencesThatFit(x.report), sequencesThatFit(base))),
         h('td', {}, x.report.max_context === null ? 'unbounded' : `${commas(x.report.max_context)} tokens`),
         h('td', {}, x.report.starts ? 'yes' : 'no')]
         : h('td', { colspan: 4, class: 'muted' }, x.error)))));
 }
 
 function gain(x, base) {
-  return x.report ? x.report.max_concurrency - base.max_concurrency : -Infinity;
+  return x.report ? sequencesThatFit(x.report) - sequencesThatFit(base) : -Infinity;
 }
 
 function change(value, base) {

@@ -233,7 +233,10 @@ struct TargetFit {
   bool present = false;  // engines whose pool is a budget (llama.cpp sizes its buffers to order)
   uint64_t sequences = 0;
   uint64_t context_tokens = 0;
-  double sequences_that_fit = 0;  // pool bytes over one paged sequence's bytes, times replicas
+  // The one capacity (the verdict, charts, solver and exports read it): sequences of the context
+  // the pools hold, pool bytes over one paged sequence's bytes, times replicas; and per replica.
+  double sequences_that_fit = 0;
+  double sequences_that_fit_per_replica = 0;
   bool met = false;
   std::string reason;  // why not, one line; empty when met
 };

@@ -44,13 +44,14 @@ struct SolveOption {
   double utilization = 0;     // the engine's memory share (vLLM gpu_memory_utilization, ...)
   uint64_t weights_bytes_per_gpu = 0;
   uint64_t kv_pool_bytes_per_gpu = 0;
-  double max_concurrency = 0;  // sequences of the target's context the layout holds at once
+  double sequences_that_fit = 0;  // sequences of the target's context the layout holds at once
+  double max_concurrency = 0;     // the engine's own figure for the layout (its plan's totals)
   bool meets_target = false;
   std::string binding_constraint;  // empty when met: weights, kv_pool, heads, layers,
                                    // context_limit, running_requests, decode_speed, ttft,
                                    // max_gpus, engine
   std::string reason;              // one line: why it does not meet the target
-  double margin = 0;               // max_concurrency / concurrency - 1
+  double margin = 0;               // whole sequences held / concurrency - 1
   bool speed_available = false;    // the roofline had the card's peaks
   double decode_tokens_per_s_per_user = 0;  // at the full context (every sequence at C tokens)
   double decode_tokens_per_s = 0;           // all sequences together
