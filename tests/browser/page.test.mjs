@@ -62,6 +62,25 @@ const SCENARIOS = [
   { ...DEFAULTS, model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', engine: 'tensorrt-llm', tensor_parallel: 4, pipeline_parallel: 2, context_tokens: 32768, prompt_lengths: 'uniform:512-8192', output_lengths: '1024' },
 ];
 
+test('the context follows a newly picked model\'s limit until the user sets one', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html`);
+  const pick = async (model) => {
+    await page.fill('#model', model);
+    await page.locator('#model').dispatchEvent('change');
+  };
+  await pick('qwen3-8b');  // a 40,960-token model: not refused for its limit at the default
+  await page.waitForFunction(() => document.getElementById('context').value === '40960');
+  assert.doesNotMatch(await page.textContent('#verdict'), /greater than the derived max_model_len/);
+  await pick('llama-3.1-8b');  // back within the default
+  await page.waitForFunction(() => document.getElementById('context').value === '131072');
+  await page.fill('#context', '65536');  // chosen: it stays
+  await pick('qwen3-8b');
+  await page.waitForURL(/model=qwen3-8b/);
+  assert.equal(await page.inputValue('#context'), '65536');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the page shows the numbers of `kvscope plan --json` for the same scenario', async () => {
   for (const s of SCENARIOS) {
     const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(s)}`);

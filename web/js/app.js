@@ -159,7 +159,7 @@ function render() {
   const { plan, why } = page.last;
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
-  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context_tokens = tokens; update(); $('verdict').focus(); } }));
+  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context_tokens = tokens; page.contextChosen = true; update(); $('verdict').focus(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));
@@ -239,6 +239,7 @@ async function reload() {
 function restore() {
   const { state: s, refused } = parseHash(location.hash);
   page.state = s;
+  page.contextChosen = s.context_tokens !== DEFAULTS.context_tokens;
   if (s.config) $('config-text').value = s.config;  // the link's config, there to edit
   page.restoring = true;
   clearFieldNotes();

@@ -1,7 +1,7 @@
 // The form: the controls bound to state fields, written from the state and read back with their
 // checks, the model and catalogue lists, and the context control's note.
 import { commas } from './format.js';
-import { checkField, engineDefaultOf, engineInfo } from './state.js';
+import { DEFAULTS, checkField, engineDefaultOf, engineInfo, planRequest } from './state.js';
 import { resetCharts } from './charts.js';
 import { KvscopeError } from './kvscope-client.js';
 import { $, clearFieldNotes, page, showInputError, update } from './page.js';
@@ -165,6 +165,7 @@ export function wireControls() {
     const field = el.dataset.field;
     el.addEventListener(el.tagName === 'SELECT' || el.type === 'checkbox' || el.type === 'radio' ? 'change' : 'input', () => {
       if (!readControl(el)) return;
+      if (field === 'context_tokens') page.contextChosen = true;
       if (field === 'theme') resetCharts();
       if (field === 'engine') page.state.engine_version = '';  // another engine's lines
       update();
@@ -182,10 +183,12 @@ export function wireControls() {
     page.state.checkpoint_bytes = null;  // an index belongs to the checkpoint it came with
     page.state.config = '';
     page.state.config_name = '';
+    if (!page.contextChosen) followModelLimit();
     update();
   });
   $('context-slider').addEventListener('input', () => {
     page.state.context_tokens = Math.round(2 ** Number($('context-slider').value));
+    page.contextChosen = true;
     update();
   });
   // Arrow keys step between powers of two (the slider's quarter steps would land on 92,682).
@@ -196,6 +199,18 @@ export function wireControls() {
     const log = Math.log2(page.state.context_tokens);
     const next = up ? Math.floor(log) + 1 : Math.ceil(log) - 1;
     page.state.context_tokens = 2 ** Math.min(21, Math.max(9, next));
+    page.contextChosen = true;
     update();
   });
+}
+
+// A context the user did not choose is the default within the newly picked model's limit, as the
+// engine derives it (the plan's context_limit); a plan the core refuses leaves it, and says why.
+function followModelLimit() {
+  try {
+    const limit = page.kv.plan({ ...planRequest(page.state), max_model_len: null, context_tokens: null }).context_limit?.tokens;
+    page.state.context_tokens = Math.min(DEFAULTS.context_tokens, limit || DEFAULTS.context_tokens);
+  } catch (e) {
+    if (!(e instanceof KvscopeError)) throw e;
+  }
 }

@@ -19,6 +19,9 @@ export const page = {
   state: { ...DEFAULTS }, kv: null, full: null, catalog: { models: [], gpus: [] }, last: null,
   whatIfOpen: false, embedAs: 'startup', measured: null, measuredFetching: '', restoring: false,
   sweepsAllowed: false,
+  // Whether the user (or the link) chose the context: until then it follows a newly picked
+  // model's limit, so a 40K model does not open refused at the default 131,072 tokens.
+  contextChosen: false,
 };
 
 export const $ = (id) => document.getElementById(id);
