@@ -31,6 +31,18 @@ PlanInput model(const char* id, const char* engine = "vllm", uint64_t context = 
   return in;
 }
 
+// The plan of an option's layout: its card, GPUs, parallelism, dtypes and max_model_len.
+PlanInput layout_of(PlanInput base, const SolveOption& o) {
+  base.gpu_id = o.gpu_id;
+  base.tensor_parallel = o.tp;
+  base.pipeline_parallel = o.pp;
+  base.gpus = o.gpus;
+  base.model.kv_dtype = o.kv_dtype;
+  base.weight_dtype = o.weights_choice;
+  base.max_model_len = o.max_model_len;
+  return base;
+}
+
 SolveOptions target(uint64_t n, std::vector<std::string> gpus) {
   SolveOptions o;
   o.concurrency = n;
@@ -229,14 +241,7 @@ TEST(Solve, OneCapacityForALayoutWhereverItIsShown) {
   const SolveReport r = solved(base, o);
   ASSERT_TRUE(r.met);
   const SolveOption& best = r.options.front();
-  PlanInput layout = base;
-  layout.gpu_id = best.gpu_id;
-  layout.tensor_parallel = best.tp;
-  layout.pipeline_parallel = best.pp;
-  layout.gpus = best.gpus;
-  layout.model.kv_dtype = best.kv_dtype;
-  layout.weight_dtype = best.weight_dtype;
-  layout.max_model_len = best.max_model_len;
+  PlanInput layout = layout_of(base, best);
   layout.model.batch = 4;
   const PlanReport p = test::plan_ok(layout);
   EXPECT_DOUBLE_EQ(p.target.sequences_that_fit, best.sequences_that_fit);
@@ -244,6 +249,21 @@ TEST(Solve, OneCapacityForALayoutWhereverItIsShown) {
   EXPECT_EQ(p.roofline.kv_capped_batch,
             static_cast<uint64_t>(std::floor(p.target.sequences_that_fit_per_replica)));
   EXPECT_NE(p.max_concurrency, p.target.sequences_that_fit_per_replica);  // two figures, two names
+}
+
+// The solver offers on each card only what its engine runs there (card_formats.cpp): no fp8 KV
+// below sm80, and on a V100 (sm70) no fp8, NVFP4 or AWQ weights either.
+TEST(Solve, OnEachCardOnlyWhatItsEngineRunsThere) {
+  const SolveReport r =
+      solved(model("qwen3-32b"), target(20, {"t4", "v100-sxm2-32gb", "a100-sxm-80gb"}));
+  int old_cards = 0;
+  for (const SolveOption& option : r.options) {
+    if (option.gpu_id != "t4" && option.gpu_id != "v100-sxm2-32gb") continue;
+    ++old_cards;
+    EXPECT_EQ(option.kv_dtype.rfind("fp8", 0), std::string::npos) << option.gpu_id;
+    if (option.gpu_id == "v100-sxm2-32gb") EXPECT_EQ(option.weight_dtype, "bf16");
+  }
+  EXPECT_GT(old_cards, 0);
 }
 
 // Compute time is never free: a card with no dense peak in the catalogue (the A10G) never meets a
@@ -278,15 +298,8 @@ TEST(Solve, LengthDistributionsCountRequestsAtTheirLengths) {
   EXPECT_LT(r.options.front().gpus, full.options.front().gpus);
   EXPECT_EQ(r.prompt_lengths, "uniform:512-8192");
   const SolveOption& best = r.options.front();
-  PlanInput in = lengths;
-  in.gpu_id = best.gpu_id;
-  in.tensor_parallel = best.tp;
-  in.pipeline_parallel = best.pp;
-  in.gpus = best.gpus;
-  in.model.kv_dtype = best.kv_dtype;
-  in.weight_dtype = best.weights_choice;
-  in.max_model_len = 32768;
-  const PlanReport p = test::plan_ok(in);
+  ASSERT_EQ(best.max_model_len, 32768u);
+  const PlanReport p = test::plan_ok(layout_of(lengths, best));
   ASSERT_TRUE(p.has_workload);
   EXPECT_GE(p.workload.p99_concurrency * best.dp, 64u);
 }

@@ -18,7 +18,7 @@ import {
   $, clearFieldNotes, clearInputError, errorLine, page, setUpdate, showInputError, showUrlNote, useFullModule,
 } from './page.js';
 import {
-  controlOfField, controlOfState, contextLimitText, fieldsOfControl, fillCatalogues, fillModels, showEngineDefaults,
+  chooseContext, controlOfField, controlOfState, contextLimitText, fieldsOfControl, fillCatalogues, fillModels, showEngineDefaults,
   wireControls, writeControls,
 } from './controls.js';
 import { wireConfigSources } from './config-sources.js';
@@ -159,7 +159,7 @@ function render() {
   const { plan, why } = page.last;
   const u = page.state.units;
   // "Use N" replaces itself: focus stays on the verdict it changed, not <body>.
-  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { page.state.context_tokens = tokens; page.contextChosen = true; update(); $('verdict').focus(); } }));
+  showChanged($('verdict'), [plan], () => verdictView(plan, { onUseContext: (tokens) => { chooseContext(tokens); $('verdict').focus(); } }));
   showChanged($('kv-panel'), [plan, u], () => bytesPerTokenView(plan, f));
   showChanged($('groups-panel'), [plan.layer_groups, plan.kv_layers, plan.model.layers, u], () => layerGroupsView(plan, f));
   showChanged($('capacity-panel'), [plan, u], () => capacityView(plan, f));

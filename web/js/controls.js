@@ -186,11 +186,7 @@ export function wireControls() {
     if (!page.contextChosen) followModelLimit();
     update();
   });
-  $('context-slider').addEventListener('input', () => {
-    page.state.context_tokens = Math.round(2 ** Number($('context-slider').value));
-    page.contextChosen = true;
-    update();
-  });
+  $('context-slider').addEventListener('input', () => chooseContext(Math.round(2 ** Number($('context-slider').value))));
   // Arrow keys step between powers of two (the slider's quarter steps would land on 92,682).
   $('context-slider').addEventListener('keydown', (e) => {
     const up = e.key === 'ArrowUp' || e.key === 'ArrowRight';
@@ -198,10 +194,15 @@ export function wireControls() {
     e.preventDefault();
     const log = Math.log2(page.state.context_tokens);
     const next = up ? Math.floor(log) + 1 : Math.ceil(log) - 1;
-    page.state.context_tokens = 2 ** Math.min(21, Math.max(9, next));
-    page.contextChosen = true;
-    update();
+    chooseContext(2 ** Math.min(21, Math.max(9, next)));
   });
+}
+
+/** The user's context: kept from then on, whatever model they pick. */
+export function chooseContext(tokens) {
+  page.state.context_tokens = tokens;
+  page.contextChosen = true;
+  update();
 }
 
 // A context the user did not choose is the default within the newly picked model's limit, as the

@@ -28,6 +28,7 @@ export const $ = (id) => document.getElementById(id);
 
 /** @type {Promise<import('./kvscope-client.js').KvscopeFull> | null} */
 let fullForConfigs = null;
+const FULL_MODULE = "kvscope's full module (the config.json reader, every engine and DeepSeek-V4)";
 
 
 /**
@@ -42,7 +43,7 @@ export function useFullModule() {
   if (!fullForConfigs) {
     const status = $('module-status');
     status.hidden = false;
-    status.textContent = "Loading kvscope's full module (the config.json reader, every engine and DeepSeek-V4)…";
+    status.textContent = `Loading ${FULL_MODULE}…`;
     fullForConfigs = loadKvscope({ full: true }).then((kv) => {
       status.hidden = true;
       page.kv = kv;
@@ -64,7 +65,7 @@ export function useFullModule() {
 export function answerError(e) {
   if (e.code !== 'needs_full_module') return e.message;
   useFullModule().catch(() => {});  // the status line under the verdict says why
-  return "waiting for kvscope's full module (the config.json reader, every engine and DeepSeek-V4)";
+  return `waiting for ${FULL_MODULE}`;
 }
 
 let updateHook = () => {};

@@ -213,6 +213,13 @@ struct ServerLayers {
   uint64_t margin_bytes = 0;   // kept free on each GPU, when fitting
 };
 
+// --fit's margin is free memory it leaves beside what it places on a device: one given no layer,
+// no output layer and no cache allocates nothing there (every layer on the CPU), whatever the
+// margin.
+uint64_t fit_margin(const ServerLayers& s, const DeviceBuffers& b, bool keeps_cache) {
+  return b.layer_count != 0 || b.output_layer || keeps_cache ? s.margin_bytes : 0;
+}
+
 Result<ServerLayers> server_layers(const ModelShape& shape, const PlanReport& r,
                                    std::vector<LayerBuffers> buffers, size_t devices) {
   using RS = Result<ServerLayers>;
@@ -277,11 +284,8 @@ Placement place_layers(const ServerLayers& s, uint64_t ngl, const PlanReport& r,
   for (size_t d = 0; d < p.gpus(); ++d) {
     DeviceBuffers& b = p.on[d];
     b.memory_bytes = r.kv_memory_given ? in.kv_memory_bytes : r.gpu_memory_bytes;
-    // --fit's margin is free memory it leaves beside what it places: a device given nothing
-    // allocates nothing (every layer on the CPU) and fits whatever the margin.
-    const bool holds =
-        b.layer_count != 0 || b.output_layer || b.kv_bytes != 0 || b.state_bytes != 0;
-    CheckedU64 used = CheckedU64(b.kv_bytes) + b.state_bytes + (holds ? s.margin_bytes : 0) +
+    CheckedU64 used = CheckedU64(b.kv_bytes) + b.state_bytes +
+                      fit_margin(s, b, b.kv_bytes != 0 || b.state_bytes != 0) +
                       (b.output_layer ? s.compute_bytes : 0);
     if (!r.kv_memory_given) used += CheckedU64(b.weights_bytes) + (d == 0 ? in.overhead_bytes : 0);
     b.fits = !used.overflowed() && used.value() <= b.memory_bytes;
@@ -320,11 +324,9 @@ uint64_t longest_context(const ModelShape& shape, const PlanReport& r, const Dty
       per_device[p.index(d)] += CheckedU64(b.value[il].kv) + b.value[il].state;
     }
     for (size_t d = 0; d < p.gpus(); ++d) {
-      const bool holds =
-          p.on[d].layer_count != 0 || p.on[d].output_layer || per_device[d].value() != 0;
       const CheckedU64 used =
           (r.kv_memory_given ? CheckedU64(0) : CheckedU64(p.on[d].weights_bytes)) + per_device[d] +
-          (d == 0 ? in.overhead_bytes : 0) + (holds ? s.margin_bytes : 0) +
+          (d == 0 ? in.overhead_bytes : 0) + fit_margin(s, p.on[d], per_device[d].value() != 0) +
           (p.on[d].output_layer ? s.compute_bytes : 0);
       if (used.overflowed() || used.value() > p.on[d].memory_bytes) return false;
     }

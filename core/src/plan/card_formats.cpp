@@ -22,7 +22,7 @@ int capability(const GpuEntry& gpu) {
 }
 
 // The least compute capability a weight format needs under an engine: its quantization config's
-// get_min_capability(), or where the kernels it falls back to stop; 0 where none binds.
+// get_min_capability(), or where the kernels it falls back to stop.
 struct WeightFloor {
   const char* engine;
   const char* method;  // WeightStorage::method ("weight_dtype": kvscope's own --weight-dtype)
@@ -54,48 +54,35 @@ constexpr WeightFloor kWeightFloors[] = {
     {"sglang", "compressed-tensors", "int4", 80},
 };
 
-std::string capability_text(int cc) {
-  return std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-}
-
-}  // namespace
-
 // DeepSeek-V4's kernels in the engines' own releases run on Hopper and Blackwell (sparse MLA on
 // fp8_ds_mla, MXFP4 experts; sm120 from vLLM PR #43477) and on AMD's MI350/MI355 (CDNA 4: vLLM
 // issue #52644 runs it there; SGLang's MI35x ROCm image, sgl-project/sglang issue #31337); vLLM
 // adds CDNA 3 (PR #40871), SGLang not (issue #27890). Older cards run it only in forks.
-Result<bool> card_runs_model(const EngineProfile& engine, const ModelShape& shape,
-                             const PlanReport& r) {
+Result<bool> runs_model(const EngineProfile& engine, const ModelShape& shape, const GpuEntry& gpu,
+                        int cc) {
   using R = Result<bool>;
   const bool vllm = engine.info.id == "vllm";
-  if (r.gpu_id.empty() || (!vllm && engine.info.id != "sglang")) return R::success(true);
-  const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
-  if (!gpu.ok) return R::success(true);
+  if (!vllm && engine.info.id != "sglang") return R::success(true);
   // maybe_downgrade_dtype_for_legacy_gpu (model_runner_components/load_model_utils.py).
-  const int cc = capability(gpu.value);
   if (!vllm && cc != 0 && cc < 75)
     return R::failure(make_error(kUnsupported, "gpu", "SGLang only supports sm75 and above."));
   const bool compressed =
       !shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed;
   if (!compressed) return R::success(true);
-  const std::string& arch = gpu.value.device_class;
+  const std::string& arch = gpu.device_class;
   const bool runs = arch.rfind("hopper", 0) == 0 || arch.rfind("blackwell", 0) == 0 ||
                     arch.rfind("cdna4", 0) == 0 || (vllm && arch.rfind("cdna3", 0) == 0);
   if (runs) return R::success(true);
   return R::failure(make_error(
       kUnsupported, "gpu",
       std::string(engine.info.label) + " runs DeepSeek-V4 on Hopper and Blackwell GPUs and AMD's " +
-          (vllm ? "MI300 and MI350 series" : "MI350 series") + ", not on the " + gpu.value.name +
-          " (" + arch + "); forks for older cards exist outside its releases"));
+          (vllm ? "MI300 and MI350 series" : "MI350 series") + ", not on the " + gpu.name + " (" +
+          arch + "); forks for older cards exist outside its releases"));
 }
 
-Result<bool> card_runs_formats(const EngineProfile& engine, const ModelShape& shape,
-                               const PlanReport& r) {
+Result<bool> runs_formats(const EngineProfile& engine, const ModelShape& shape, const PlanReport& r,
+                          const GpuEntry& gpu, int cc) {
   using R = Result<bool>;
-  if (r.gpu_id.empty()) return R::success(true);
-  const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
-  if (!gpu.ok) return R::success(true);
-  const int cc = capability(gpu.value);
   if (cc == 0) return R::success(true);
   for (const WeightFloor& f : kWeightFloors) {
     if (engine.info.id != f.engine || r.weights.method != f.method ||
@@ -118,10 +105,21 @@ Result<bool> card_runs_formats(const EngineProfile& engine, const ModelShape& sh
     return R::failure(make_error(
         kUnsupported, "kv_dtype",
         std::string("FP8 KV cache is not supported by the Triton ") + (mla ? "MLA" : "attention") +
-            " backend on " + gpu.value.name + " (compute capability " + capability_text(cc) +
+            " backend on " + gpu.name + " (compute capability " + gpu.compute_capability +
             "); native FP8 (fp8e4nv) requires SM89+. Re-run with --kv-cache-dtype auto."));
   }
   return R::success(true);
+}
+
+}  // namespace
+
+Result<bool> card_runs(const EngineProfile& engine, const ModelShape& shape, const PlanReport& r) {
+  if (r.gpu_id.empty()) return Result<bool>::success(true);
+  const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
+  if (!gpu.ok) return Result<bool>::success(true);
+  const int cc = capability(gpu.value);
+  const Result<bool> model = runs_model(engine, shape, gpu.value, cc);
+  return model.ok ? runs_formats(engine, shape, r, gpu.value, cc) : model;
 }
 
 }  // namespace kvscope

@@ -141,8 +141,7 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
             ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vLLM, SGLang "
             "and plain are)"));
   }
-  if (const Result<bool> runs = card_runs_model(engine, shape, r); !runs.ok) return runs;
-  if (const Result<bool> runs = card_runs_formats(engine, shape, r); !runs.ok) return runs;
+  if (const Result<bool> runs = card_runs(engine, shape, r); !runs.ok) return runs;
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.
   r.context_limit = engine.context_limit(shape);
   r.max_model_len = in.max_model_len != 0 ? in.max_model_len

@@ -135,17 +135,16 @@ Result<bool> size_replicas(const Search& s, const PlanState& state, Trial& t) {
     }
     return Result<bool>::success(true);
   }
-  if (o.max_ttft_s > 0 && r.roofline.peaks.flops <= 0) {  // unknown is never within a target
+  const Result<double> prefill = prefill_seconds(s, state);
+  if (!prefill.ok) return Result<bool>::failure(prefill.error);
+  t.prefill_s = prefill.value;
+  if (o.max_ttft_s > 0 && std::isnan(t.prefill_s)) {  // unknown is never within a target
     t.works = false;
     t.constraint = "ttft";
     t.reason =
         "no dense peak for this card (catalogue or --gpu-tflops): its prefill time is unknown";
-    t.prefill_s = std::nan("");
     return Result<bool>::success(true);
   }
-  const Result<double> prefill = prefill_seconds(s, state);
-  if (!prefill.ok) return Result<bool>::failure(prefill.error);
-  t.prefill_s = prefill.value;
   if (o.max_ttft_s > 0 && t.prefill_s > o.max_ttft_s) {
     t.works = false;
     t.constraint = "ttft";

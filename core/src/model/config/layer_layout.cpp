@@ -89,10 +89,8 @@ void Importer::read_layer_types() {
   // (vLLM MiniMaxM3IndexerCache, SGLang MiniMaxSparseKVPool): refused until modelled, never
   // undercounted.
   const json* sparse = r_.lookup("sparse_attention_config");
-  const auto on = sparse != nullptr && sparse->is_object() ? sparse->find("use_sparse_attention")
-                                                           : json::const_iterator{};
-  if (sparse != nullptr && sparse->is_object() && on != sparse->end() && on->is_boolean() &&
-      on->get<bool>()) {
+  if (sparse != nullptr && sparse->is_object() && sparse->contains("use_sparse_attention") &&
+      sparse->at("use_sparse_attention") == true) {
     r_.fail(
         kUnsupported, "sparse_attention_config",
         "block-sparse attention (MiniMax-M3) keeps an index-key cache kvscope does not model yet");
