@@ -92,8 +92,10 @@ TEST(CurrentModels, NemotronBlocksSpelledOut) {
 }
 
 // Gemma 4 26B-A4B: 128 experts, top_k_experts of them per token, beside each layer's dense MLP
-// (counted as a shared expert): 25.2B parameters and 3.8B active with the embedding, as Google's
-// model card gives them.
+// (counted as a shared expert): 25.2B parameters and 3.8B active with the embedding, the figures
+// published for google/gemma-4-26B-A4B-it ("25.2B total / 3.8B active":
+// vast.ai/model/gemma-4-26b-a4b-it, featherless.ai/models/google/gemma-4-26B-A4B-it, "128 experts +
+// 1 shared": llmradar.eu).
 TEST(CurrentModels, Gemma4MoeKeepsItsDenseMlp) {
   const ImportedModel m =
       test::import_ok(test::read_data("real-configs/google__gemma-4-26b-a4b.json"));
