@@ -446,6 +446,19 @@ TEST(Engines, LlamaCppFitOnACardOthersFill) {
   EXPECT_EQ(plan(in).error.field, "overhead_bytes");
 }
 
+// --fit plans n_ctx_train per stream: streams past 2^64 cells are out of range, named (a fuzzed
+// --parallel once divided by a step that had wrapped to zero).
+TEST(Engines, LlamaCppFitStreamsPastTheCellRange) {
+  PlanInput in = llamacpp("qwen3-32b", 0);
+  in.weight_dtype = "q4_k_m";
+  in.llama_cpp.kv_unified = false;
+  in.llama_cpp.parallel = uint64_t{1} << 60;
+  const Result<PlanReport> r = plan(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.error.code, kOutOfRange);
+  EXPECT_EQ(r.error.field, "llama_cpp.parallel");
+}
+
 // SGLang's own mem_fraction_static reserves NCCL memory per rank: on a 16 GB card 104 ranks leave
 // it below zero, which is SGLang's failure to start, named, not the user's value refused.
 TEST(Engines, SglangDefaultFractionBelowZeroIsNamed) {

@@ -443,17 +443,25 @@ Result<PlanReport> plan_llamacpp(PlanReport r, const ModelShape& shape, const Pl
   const bool fitted = given.model.context_tokens == 0 && given.max_model_len == 0 &&
                       in.engine_version != "2025" && !r.kv_memory_given;
   const uint64_t streams = in.llama_cpp.kv_unified ? 1 : in.llama_cpp.parallel;
+  // The fit's context and its step, one stream each: beyond 2^64 cells no server is planned.
+  const CheckedU64 fit_ctx = CheckedU64(n_ctx) * streams;
+  const CheckedU64 step = CheckedU64(rules.cell_pad) * streams;
+  const CheckedU64 least = CheckedU64(4096) * streams;  // --fit's floor per stream
+  if (fitted && (fit_ctx.overflowed() || step.overflowed() || least.overflowed())) {
+    return R::failure(make_error(kOutOfRange, "llama_cpp.parallel",
+                                 std::to_string(in.llama_cpp.parallel) +
+                                     " streams of the model's context exceed 2^64-1 cells"));
+  }
   if (fitted) {
     rules.fit_layers = true;
     rules.fit_margin_bytes = 1024 * (uint64_t{1} << 20);  // --fit-target
-    n_ctx = (CheckedU64(n_ctx) * streams).value();
+    n_ctx = fit_ctx.value();
   }
   // Fitting keeps `r` for a second plan at the context that fits.
   Result<PlanReport> planned =
       plan_llama_server(fitted ? PlanReport(r) : std::move(r), shape, in, n_ctx, rules);
   if (fitted && planned.ok && planned.value.offload.gpu_layers < planned.value.offload.layers) {
-    const uint64_t step = rules.cell_pad * streams;
-    n_ctx = std::max(planned.value.max_context / step * step, uint64_t{4096} * streams);
+    n_ctx = std::max(planned.value.max_context / step.value() * step.value(), least.value());
     planned = plan_llama_server(std::move(r), shape, in, n_ctx, rules);
   }
   if (!planned.ok) return planned;
