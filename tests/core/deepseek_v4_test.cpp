@@ -63,6 +63,16 @@ TEST(DeepSeekV4, CachesOfOneSequence) {
                                                20 * (context / 128) * latent + state);
 }
 
+// Unpaged, a batch holds its sequences' whole entries and no more: a context 3 tokens past a
+// multiple of 128 keeps its last partial entries in the compressors' state, not as entries.
+TEST(DeepSeekV4, UnpagedBatchHoldsWholeEntriesOnly) {
+  const KvWorkload four_of_131075{131075, 4, 0, 0};
+  const Result<KvEstimate> e = kv_totals(real_config(kFlash), test::kv_dtype("fp8_ds_mla"),
+                                         test::kv_dtype("bf16"), four_of_131075);
+  ASSERT_TRUE(e.ok) << e.error.message;
+  EXPECT_EQ(e.value.kv_bytes_total, 4 * e.value.kv_bytes_per_sequence);
+}
+
 // vLLM issue #44376: DeepSeek-V4-Flash on two GH200s (TP 2, block 256, fp8 cache, max_model_len
 // 30,000) was refused with "6.66 GiB KV cache is needed ... the estimated maximum model length is
 // 13528" against 5.44 GiB. Its LLM class batches 16,384 tokens on a card of 70 GiB or more

@@ -83,17 +83,20 @@ void check_step(const StepEstimate& s) {
   }
 }
 
-// Sums and products that hold whatever the shape: groups add up; unpaged without a prefix the
-// batch holds exactly batch sequences; paging only adds; the shared part is inside the total.
+// Sums and products that hold whatever the shape: groups add up (DeepSeek-V4's compressed entries
+// beside the window); unpaged without a prefix the batch holds exactly batch sequences; paging only
+// adds; the shared part is inside the total.
 void check_kv(const KvEstimate& kv, const KvWorkload& w) {
   u128 per_sequence = 0, total = 0, state = 0;
   for (const GroupKv& g : kv.groups) {
     per_sequence += g.kv_bytes_per_sequence;
     total += g.kv_bytes_total;
     state += g.state_bytes_per_sequence;
-    require(g.kv_bytes_per_sequence == u128{g.kv_bytes_per_token} * g.kept_tokens_per_sequence +
-                                           g.state_bytes_per_sequence,
-            "group sequence = per token x kept + state");
+    require(g.kv_bytes_per_sequence ==
+                u128{g.kv_bytes_per_token} * g.kept_tokens_per_sequence +
+                    u128{g.compressed_bytes_per_entry} * g.compressed_entries_per_sequence +
+                    g.state_bytes_per_sequence,
+            "group sequence = per token x kept + compressed entries + state");
   }
   require(per_sequence == kv.kv_bytes_per_sequence && total == kv.kv_bytes_total &&
               state == kv.state_bytes_per_sequence,

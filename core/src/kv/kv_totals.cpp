@@ -18,10 +18,12 @@ Result<bool> add_compressed_entries(const GroupKv& layer_group, const KvWorkload
                                     GroupKv& g) {
   const uint64_t ratio = layer_group.group.spec.compress_ratio;
   const uint64_t span = ceil_div(block, ratio) * ratio;  // tokens of one block of entries
-  const uint64_t blocks = ceil_div(w.context_tokens, span);
-  const uint64_t shared_blocks = std::min(blocks, w.shared_prefix_tokens / span);
   g.compressed_bytes_per_entry = layer_group.compressed_bytes_per_entry;
   g.compressed_entries_per_sequence = w.context_tokens / ratio;
+  // Unpaged, the entries themselves; paged, the blocks the context's tokens reach.
+  const uint64_t blocks = w.block_size_tokens == 0 ? g.compressed_entries_per_sequence
+                                                   : ceil_div(w.context_tokens, span);
+  const uint64_t shared_blocks = std::min(blocks, w.shared_prefix_tokens / span);
   const CheckedU64 seq =
       CheckedU64(g.compressed_bytes_per_entry) * g.compressed_entries_per_sequence +
       g.kv_bytes_per_sequence;
