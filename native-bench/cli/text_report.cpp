@@ -326,6 +326,11 @@ void print_plan(const PlanReport& p, std::ostream& out) {
     out << line;
     for (const std::string& a : w.assumptions) out << "  - " << a << "\n";
   }
+  if (!p.launch_command.empty()) {
+    out << "\nLaunch:\n  " << p.launch_command << "\n";
+    for (const std::string& u : p.launch_unexpressed)
+      out << "  - not in the command: " << u << "\n";
+  }
   if (!p.notes.empty() || !e.assumptions.empty()) {
     out << "\nNotes and assumptions:\n";
     for (const std::string& n : p.notes) out << "  - " << n << "\n";

@@ -50,6 +50,25 @@ test('Qwen3-32B at 131072 tokens: vLLM refuses past the derived limit, the overr
   await page.close();
 });
 
+test('a base config launches its chat checkpoint; the base one is a choice', async () => {
+  const gemma = { ...DEFAULTS, model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', context_tokens: 32768 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(gemma)}`);
+  assert.match(await page.textContent('#model-source'), /gemma-3-27b-pt\/blob\/main\/config\.json\. Launch commands serve its chat checkpoint, google\/gemma-3-27b-it\./);
+  assert.match(await page.inputValue('#engine-command'), /^vllm serve google\/gemma-3-27b-it /);
+  assert.equal(await page.textContent('#base-id'), 'google/gemma-3-27b-pt');
+  await screenshot(page, 'page-chat-checkpoint');
+  await page.check('#serve-base');
+  await page.waitForURL(/serve_base=true/);
+  assert.match(await page.inputValue('#engine-command'), /^vllm serve google\/gemma-3-27b-pt /);
+  assert.equal(cliPlan({ ...gemma, serve_base: true }).launch_command, await page.inputValue('#engine-command'));
+  await page.fill('#model', 'gpt-oss-120b');  // served as it is: no choice to make
+  await page.dispatchEvent('#model', 'change');
+  await page.waitForURL(/model=gpt-oss-120b/);
+  assert.equal(await page.isVisible('#serve-base-field'), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a model.safetensors.index.json fixes the weights to its total_size', async () => {
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(DEEPSEEK)}`);
   await page.click('#config-details summary');

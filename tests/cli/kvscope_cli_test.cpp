@@ -172,6 +172,24 @@ TEST(Cli, PlanWhatIfWithSetAndFixedWeights) {
   EXPECT_EQ(json_of(gib)["kv_pool_bytes"], 1073741824u);
 }
 
+// The readable plan ends with the command that starts it: the chat checkpoint, or the base one.
+TEST(Cli, PlanTextShowsTheLaunchCommand) {
+  const std::vector<std::string> args = {"plan",     "--model",         "llama-3.1-8b", "--gpu",
+                                         "rtx-4090", "--max-model-len", "16384"};
+  const CliRun chat = kvscope(args);
+  ASSERT_EQ(chat.status, 0) << chat.err;
+  EXPECT_NE(chat.out.find("\nLaunch:\n  vllm serve meta-llama/Llama-3.1-8B-Instruct "
+                          "--max-model-len 16384"),
+            std::string::npos)
+      << chat.out;
+  std::vector<std::string> base_args = args;
+  base_args.push_back("--serve-base");
+  const CliRun base = kvscope(base_args);
+  EXPECT_NE(base.out.find("\n  vllm serve meta-llama/Llama-3.1-8B --max-model-len"),
+            std::string::npos)
+      << base.out;
+}
+
 TEST(Cli, PlanWithTensorParallelismReportsPerGpuAndTotals) {
   const CliRun r = kvscope({"plan", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb", "--tp",
                             "4", "--gpus", "8", "--json"});

@@ -51,6 +51,27 @@ TEST(Catalog, EachPublishedParameterTotalCitesItsSource) {
   }
 }
 
+// A chat checkpoint beside a base config is another repository of the same maker, with where
+// it is published; the config's own checkpoint stays the model's hf_id.
+TEST(Catalog, ChatCheckpointsBesideBaseConfigsCiteTheirSource) {
+  const nlohmann::ordered_json file =
+      nlohmann::ordered_json::parse(test::read_data("../../core/data/models.json"));
+  size_t chat = 0;
+  for (const nlohmann::ordered_json& entry : file["models"]) {
+    if (!entry.contains("serve_id")) continue;
+    ++chat;
+    const std::string serve = entry["serve_id"], base = entry["hf_id"];
+    EXPECT_NE(serve, base) << entry["id"];
+    EXPECT_EQ(serve.substr(0, serve.find('/')), base.substr(0, base.find('/'))) << entry["id"];
+    EXPECT_EQ(entry.value("serve_source", std::string()).rfind("https://", 0), 0u) << entry["id"];
+  }
+  EXPECT_GE(chat, 30u);
+  const ModelEntry llama = find_model("llama-3.1-8b").value;
+  EXPECT_EQ(llama.hf_id, "meta-llama/Llama-3.1-8B");
+  EXPECT_EQ(llama.served_id(), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(find_model("gpt-oss-120b").value.served_id(), "openai/gpt-oss-120b");  // chat already
+}
+
 TEST(Catalog, CoversTheFamiliesUsersAskFor) {
   for (const char* id : {"llama-2-7b",
                          "llama-3.1-8b",
@@ -121,6 +142,8 @@ TEST(Catalog, ModelsAnswerToTheirHuggingFaceIdsAndNames) {
   EXPECT_EQ(find_model("deepseek-ai/DeepSeek-R1").value.id, "deepseek-v3");  // an alias
   EXPECT_EQ(find_model("openai/gpt-oss-120b").value.id, "gpt-oss-120b");
   EXPECT_EQ(find_model("deepseek-ai/DeepSeek-V3.1").value.id, "deepseek-v3.1");
+  EXPECT_EQ(find_model("google/gemma-3-27b-it").value.id, "gemma-3-27b");  // the chat checkpoint
+  EXPECT_EQ(find_model("Llama-3.1-8B-Instruct").value.id, "llama-3.1-8b");
   const Result<ModelEntry> miss = find_model("Qwen/Qwen3-33B");
   ASSERT_FALSE(miss.ok);
   EXPECT_EQ(miss.error.code, kUnknownId);

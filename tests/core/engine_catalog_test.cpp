@@ -193,6 +193,28 @@ TEST(EngineCatalog, LaunchCommandsLoadTheWeightsThePlanSizes) {
   EXPECT_EQ(launch("llama.cpp", "qwen3-32b", "nvfp4").launch_unexpressed.size(), 1u);
 }
 
+// A catalogue model whose config is a base checkpoint's launches its chat one (issue 44 item 2);
+// serve_base launches the base one, in every engine that names a checkpoint.
+TEST(EngineCatalog, LaunchCommandsServeTheChatCheckpoint) {
+  const char* request = R"({"model": "llama-3.1-8b", "gpu": "h100-sxm-80gb", "engine": "%s",
+      "context_tokens": 8192%s})";
+  const auto command = [&](const char* engine, const char* extra) {
+    char text[256];
+    std::snprintf(text, sizeof text, request, engine, extra);
+    return planned(text).launch_command;
+  };
+  EXPECT_EQ(command("vllm", "").rfind("vllm serve meta-llama/Llama-3.1-8B-Instruct ", 0), 0u);
+  EXPECT_NE(command("sglang", "").find("--model-path meta-llama/Llama-3.1-8B-Instruct "),
+            std::string::npos);
+  EXPECT_EQ(
+      command("vllm", R"(, "serve_base": true)").rfind("vllm serve meta-llama/Llama-3.1-8B ", 0),
+      0u);
+  EXPECT_EQ(planned(R"({"model": "deepseek-v3", "gpu": "h200-sxm-141gb", "gpus": 8,
+      "tensor_parallel": 8})")
+                .launch_command.rfind("vllm serve deepseek-ai/DeepSeek-V3 ", 0),
+            0u);
+}
+
 TEST(EngineCatalog, ALaunchCommandServesACheckpointNotAConfigFile) {
   PlanInput in;
   in.model.config_json = test::read_data("real-configs/qwen__qwen3.5-4b.json");

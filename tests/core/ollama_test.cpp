@@ -146,7 +146,7 @@ TEST(Ollama, LaunchSetsTheServerAndCreatesTheModel) {
   EXPECT_EQ(p.launch_command,
             "OLLAMA_CONTEXT_LENGTH=65536 OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama "
             "serve & printf 'FROM ./model-Q4_K_M.gguf\\n' > Modelfile && ollama create "
-            "llama-3.1-8b -f Modelfile && ollama run llama-3.1-8b");
+            "llama-3.1-8b-instruct -f Modelfile && ollama run llama-3.1-8b-instruct");
 }
 
 // `log` explained with the catalogue's `model`, read as Ollama's.

@@ -61,7 +61,10 @@ export function writeControls() {
   }
   $('model-source').textContent = s.config
     ? `Using ${s.config_name || 'a pasted config.json'} (${commas(s.config.length)} characters).`
-    : sourceOf(s.model);
+    : sourceOf(s.model, s.serve_base);
+  const entry = s.config ? null : catalogueEntry(s.model);
+  $('serve-base-field').hidden = !entry || entry.serve_id === entry.hf_id;
+  $('base-id').textContent = entry?.hf_id ?? '';
   $('index-source').textContent = s.checkpoint_bytes > 0
     ? `Weights: the index's total_size, ${commas(s.checkpoint_bytes)} bytes.` : '';
   document.documentElement.dataset.theme = s.theme;
@@ -123,9 +126,14 @@ function catalogueModel(spelling) {
   }
 }
 
-function sourceOf(id) {
-  const m = page.catalog.models.find((x) => x.id === id);
-  return m ? `${m.name}: config from ${m.source}` : '';
+const catalogueEntry = (id) => page.catalog.models.find((x) => x.id === id);
+
+// Where the config was read, and which checkpoint launch commands serve when it is not its own.
+function sourceOf(id, serveBase) {
+  const m = catalogueEntry(id);
+  if (!m) return '';
+  const served = serveBase || m.serve_id === m.hf_id ? '' : ` Launch commands serve its chat checkpoint, ${m.serve_id}.`;
+  return `${m.name}: config from ${m.source}.${served}`;
 }
 
 /** Reads a bound control into the state; a bad value marks the control and returns false. */

@@ -107,6 +107,8 @@ export type EngineId = 'plain' | 'vllm' | 'sglang' | 'tensorrt-llm' | 'llama.cpp
 
 /** What plan reads: estimate's inputs, the card, the layout and the engine with its knobs. */
 export interface PlanRequest extends EstimateRequest {
+  /** Launch commands serve a catalogue model's base checkpoint (hf_id), not its chat one (serve_id). */
+  serve_base?: boolean | null;
   weights_index?: FileInput | null;
   quantization_config?: FileInput | null;
   /** config.json what-ifs: a string is read as FIELD=TEXT (JSON if it parses), else the value. */
@@ -668,7 +670,10 @@ export interface ModelCatalogue {
     id: string;
     name: string;
     family: string;
+    /** the checkpoint whose config.json this is (a base one for some) */
     hf_id: string;
+    /** what launch commands serve: its chat / instruct checkpoint of the same shape, else hf_id */
+    serve_id: string;
     aliases: string[];
     /** where its config.json was read (the listing carries no config: core/data/models.json has them) */
     source: string;

@@ -23,6 +23,7 @@ export function solveRequest(s) {
     weights_bytes: plan.weights_bytes,
     weights_index: plan.weights_index,
     allow_long_context: plan.allow_long_context,
+    serve_base: plan.serve_base,
     speculative_config: plan.speculative_config,
     context_tokens: s.context_tokens,
     concurrency: s.batch,

@@ -68,6 +68,7 @@ export const FIELDS = {
   from_log: text(/^[^\u0000-\u001f]*$/, 200),  // which log the calibration came from (shown)
   checkpoint_bytes: unset(int(0, 2 ** 53)),  // a model.safetensors.index.json's total_size (request: weights_index)
   allow_long_context: bool(),       // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (SGLang's likewise)
+  serve_base: bool(),               // launch commands serve the base checkpoint, not the chat one
   // Speculative decoding with the model's MTP layers (speculative_config {method: "mtp"}); null = off.
   'speculative_config.num_speculative_tokens': unset(int(0, 64)),
   gpu: text(ID, 60),                // a catalogue id or "custom"
@@ -113,7 +114,8 @@ export const FIELDS = {
 export const DEFAULTS = Object.freeze({
   model: 'llama-3.1-8b', config: '', config_name: '', set: '', weights_bytes: null,
   kv_memory_bytes: null, 'vllm.activation_bytes': null, 'vllm.non_torch_bytes': null, from_log: '',
-  checkpoint_bytes: null, allow_long_context: false, 'speculative_config.num_speculative_tokens': null,
+  checkpoint_bytes: null, allow_long_context: false, serve_base: false,
+  'speculative_config.num_speculative_tokens': null,
   gpu: 'custom', gpu_memory_bytes: 24e9, gpu_bandwidth_bytes_per_s: null, gpu_dense_tflops: null,
   gpus: null, tensor_parallel: 1, pipeline_parallel: 1,
   engine: 'vllm', engine_version: '', 'vllm.gpu_memory_utilization': null, block_size_tokens: null,
@@ -292,6 +294,7 @@ export function planRequest(s, set = []) {
     weights_bytes: s.weights_bytes,
     weights_index: s.checkpoint_bytes > 0 && !(s.weights_bytes > 0) ? weightsIndex(s.checkpoint_bytes) : null,
     allow_long_context: s.allow_long_context,
+    serve_base: s.serve_base,
     speculative_config: mtp > 0 ? mtpConfig(mtp) : null,
     max_model_len: s.context_tokens,
     context_tokens: s.context_tokens,

@@ -40,6 +40,7 @@ std::vector<std::string> spellings(const ModelEntry& e) {
   std::vector<std::string> out = {e.id, lowercase(e.name)};
   std::vector<std::string> repos = e.aliases;
   repos.push_back(e.hf_id);
+  if (!e.serve_id.empty()) repos.push_back(e.serve_id);
   for (const std::string& repo : repos) {
     out.push_back(lowercase(repo));
     const size_t slash = repo.find('/');
@@ -161,6 +162,7 @@ const std::vector<ModelEntry>& model_catalog() {
                             text_of(m, "name"),
                             text_of(m, "family"),
                             text_of(m, "hf_id"),
+                            text_of(m, "serve_id"),
                             aliases,
                             text_of(m, "source"),
                             count_of(m, "params_published"),

@@ -41,7 +41,8 @@ Result<EstimateInput> model_with_overrides(const PlanInput& in) {
 std::string launch_model_name(const PlanInput& in, std::vector<std::string>& unexpressed) {
   if (!in.model.model_id.empty()) {
     const Result<ModelEntry> entry = find_model(in.model.model_id);
-    if (entry.ok && !entry.value.hf_id.empty()) return entry.value.hf_id;
+    if (entry.ok && !entry.value.hf_id.empty())
+      return in.serve_base ? entry.value.hf_id : entry.value.served_id();
     return in.model.model_id;
   }
   // A config.json stands for its checkpoint's folder.

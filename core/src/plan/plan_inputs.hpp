@@ -14,8 +14,9 @@ namespace kvscope {
 // The model input with --set overrides applied to its config.
 Result<EstimateInput> model_with_overrides(const PlanInput& in);
 
-// What a launch command calls the model: its Hugging Face id, the folder of its config.json, else
-// a placeholder named in `unexpressed` (a config file alone is not something an engine serves).
+// What a launch command calls the model: a catalogue model's chat checkpoint (its base one with
+// serve_base), the folder of its config.json, else a placeholder named in `unexpressed` (a config
+// file alone is not something an engine serves).
 std::string launch_model_name(const PlanInput& in, std::vector<std::string>& unexpressed);
 
 // The SSM state dtype the engine picks when the user does not (its row's ssm_state_default).

@@ -32,6 +32,7 @@ std::string model_catalog_to_json() {
     w.field("name", m.name);
     w.field("family", m.family);
     w.field("hf_id", m.hf_id);
+    w.field("serve_id", m.served_id());
     w.field("aliases", m.aliases);
     w.field("source", m.source);
     w.end_object();

@@ -31,6 +31,9 @@ const std::vector<Field> kFields = {
        return FileRef{nullptr, &r.input.weights_index_json};
      },
      USAGE("FILE", "the checkpoint's model.safetensors.index.json (its total_size is exact)")},
+    {"serve_base", "--serve-base", Kind::kSwitch, kPlanningSolve,
+     +[](R& r) -> bool& { return r.input.serve_base; },
+     USAGE("", "launch commands serve the catalogue's base checkpoint, not its chat one")},
     {"quantization_config", "--quantization-config", Kind::kFile, kPlanningSolve,
      +[](R& r) {
        return FileRef{nullptr, &r.input.quantization_config_json};

@@ -95,6 +95,7 @@ struct PlanInput {
   std::string quantization_config_json;  // an hf_quant_config.json / quantize_config.json beside
                                          // config.json: its quantization_config
   std::string speculative_config;        // vLLM --speculative-config JSON; empty = none
+  bool serve_base = false;  // launch a catalogue model's base checkpoint, not its chat one
   std::string gpu_id;                    // catalogue GPU, or:
   uint64_t gpu_memory_bytes = 0;         // a card of this total memory
   uint64_t kv_memory_bytes = 0;          // the engine's KV budget itself (vLLM --kv-cache-memory)

@@ -15,13 +15,18 @@ struct ModelEntry {
   std::string id;    // lowercase, hyphenated: "llama-3.1-8b"
   std::string name;  // "Llama 3.1 8B"
   std::string family;
-  std::string hf_id;   // "meta-llama/Llama-3.1-8B"
+  std::string hf_id;  // "meta-llama/Llama-3.1-8B": the checkpoint whose config this is
+  // The chat/instruct checkpoint of the same shape that users serve, where hf_id is a base one
+  // ("meta-llama/Llama-3.1-8B-Instruct"); empty when hf_id is served as it is.
+  std::string serve_id;
   std::vector<std::string> aliases;  // Hugging Face ids of checkpoints with this same config
   std::string source;  // where the config was read
   uint64_t params_published = 0;         // maker's published total, 0 when none is published
   uint64_t active_params_published = 0;  // MoE: published activated parameters
   std::string config_json;  // the config.json subset, fed to import_config
   std::string base_model;   // a quantized checkpoint's: the Hugging Face id it was made from
+  // What launch commands serve: the chat checkpoint, else the config's own.
+  const std::string& served_id() const { return serve_id.empty() ? hf_id : serve_id; }
 };
 
 struct GpuEntry {
