@@ -118,7 +118,8 @@ TEST(CurrentModels, Late2026CatalogueEntriesMatchTheirConfigs) {
       {"glm-5.2", "zai-org__glm-5.2.json"},
       {"kimi-k2.6-nvfp4", "nvidia__kimi-k2.6-nvfp4.json"},
       {"kimi-k3", "moonshotai__kimi-k3.json"},
-      {"gemma-4-26b-a4b", "google__gemma-4-26b-a4b.json"}};
+      {"gemma-4-26b-a4b", "google__gemma-4-26b-a4b.json"},
+      {"minimax-m3", "minimaxai__minimax-m3.json"}};
   for (const auto& [id, file] : entries) {
     const ModelShape entry = test::catalog_shape(id);
     const ModelShape config = real_config(file);
@@ -128,8 +129,7 @@ TEST(CurrentModels, Late2026CatalogueEntriesMatchTheirConfigs) {
   }
 }
 
-// Every real config imports, or is refused in one line that names its field (MiniMax-M3's
-// index-key cache is not modelled: refused, never undercounted).
+// Every real config imports, or is refused in one line that names its field.
 TEST(CurrentModels, EveryRealConfigImportsOrNamesItsField) {
   size_t refused = 0;
   for (const auto& file :
@@ -142,11 +142,48 @@ TEST(CurrentModels, EveryRealConfigImportsOrNamesItsField) {
     EXPECT_FALSE(m.error.field.empty()) << file.path();
     EXPECT_EQ(m.error.message.find('\n'), std::string::npos) << file.path();
   }
-  const Result<ImportedModel> m3 =
-      import_config(test::read_data("real-configs/minimaxai__minimax-m3.json"));
-  ASSERT_FALSE(m3.ok);
-  EXPECT_EQ(m3.error.field, "sparse_attention_config");
-  EXPECT_EQ(refused, 1u);
+  EXPECT_EQ(refused, 0u);
+}
+
+// MiniMax-M3: 60 layers of 4 KV heads x 128, of which the 57 block-sparse ones (layers 3-59)
+// keep one bf16 index key of 128 values per token beside K and V, on every tensor-parallel rank
+// (vLLM MiniMaxM3IndexerCache; SGLang pool_configurator.py's MiniMax cell size).
+TEST(CurrentModels, MiniMaxM3KeepsABf16IndexKeyOnItsSparseLayers) {
+  const ModelShape m3 = real_config("minimaxai__minimax-m3.json");
+  ASSERT_EQ(m3.layers.size(), 60u);
+  for (size_t i = 0; i < m3.layers.size(); ++i)
+    EXPECT_EQ(m3.layers[i].indexer_head_dim, i < 3 ? 0u : 128u) << i;
+  const uint64_t kv_bf16 = 2 * 4 * 128 * 2, kv_fp8 = 2 * 4 * 128, index_key = 128 * 2;
+  EXPECT_EQ(per_token(m3, "bf16"), 60 * kv_bf16 + 57 * index_key);  // 137,472
+  EXPECT_EQ(per_token(m3, "fp8"), 60 * kv_fp8 + 57 * index_key);    // the key stays bf16
+  // Under TP 8 each rank keeps one of the 4 KV heads (replicated) and the whole index key.
+  PlanInput in;
+  in.model.model_id = "minimax-m3";
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = 8;
+  in.tensor_parallel = 8;
+  in.max_model_len = 131072;
+  for (const char* engine : {"vllm", "sglang"}) {
+    in.engine = engine;
+    const Result<PlanReport> p = plan(in);
+    ASSERT_TRUE(p.ok) << engine << ": " << p.error.message;
+    EXPECT_EQ(p.value.kv_bytes_needed, 131072u * (60 * (2 * 128 * 2) + 57 * index_key)) << engine;
+  }
+  // The dense layers' MLP is dense_intermediate_size wide, not the experts' intermediate_size.
+  const ImportedModel imported =
+      test::import_ok(test::read_data("real-configs/minimaxai__minimax-m3.json"));
+  EXPECT_EQ(imported.shape.intermediate_size, 12288u);
+  in.engine = "tensorrt-llm";  // an engine whose layout of it kvscope does not know
+  const Result<PlanReport> trt = plan(in);
+  ASSERT_FALSE(trt.ok);
+  EXPECT_EQ(trt.error.field, "engine");
+  EXPECT_NE(trt.error.message.find("MiniMax-M3's index-key cache"), std::string::npos);
+  nlohmann::json config =
+      nlohmann::json::parse(test::read_data("real-configs/minimaxai__minimax-m3.json"));
+  config["sparse_attention_config"]["sparse_disable_index_value"][3] = 0;  // an index V too
+  const Result<ImportedModel> with_value = import_config(config.dump());
+  ASSERT_FALSE(with_value.ok);
+  EXPECT_EQ(with_value.error.field, "sparse_attention_config.sparse_disable_index_value[3]");
 }
 
 // A Gemma 4 config saved by transformers 5.15 or later carries its full layers' shapes as

@@ -104,7 +104,7 @@ EngineProfile vllm_row() {
   vllm.ssm_state_default = engines::vllm_ssm_state_default;
   vllm.shape_options = engines::vllm_shape_options;
   vllm.sparse_mla_fp8_ds = true;
-  vllm.compressed_attention = true;
+  vllm.sparse_caches = true;
   vllm.default_block_size = engines::vllm_default_block_size;
   // vllm/config/cache.py CacheDType; vllm/model_executor/layers/quantization/fp8.py (fp8 at load).
   vllm.info.kv_dtype_choices = {"auto", "fp8"};
@@ -165,7 +165,7 @@ EngineProfile sglang_row() {
   sglang.context_message = sglang_refusal;
   sglang.ssm_state_default = engines::sglang_ssm_state_default;
   sglang.sparse_mla_fp8_ds = true;
-  sglang.compressed_attention = true;
+  sglang.sparse_caches = true;
   sglang.default_block_size = engines::sglang_default_block_size;
   // python/sglang/srt/server_args.py --kv-cache-dtype and --quantization fp8.
   sglang.info.kv_dtype_choices = {"auto", "fp8"};
@@ -280,7 +280,7 @@ EngineProfile ollama_row() {
 EngineProfile plain_row() {
   EngineProfile plain;
   plain.info.id = "plain";
-  plain.compressed_attention = true;
+  plain.sparse_caches = true;
   plain.info.label = "plain arithmetic (no engine)";
   plain.info.workload =
       "batch sequences of context_tokens each, in what the card holds after the weights and "

@@ -52,7 +52,8 @@ struct EngineProfile {
   // keeps the model's.
   void (*ssm_state_default)(ModelShape& shape) = nullptr;
   bool sparse_mla_fp8_ds = false;  // an fp8 DeepSeek-sparse MLA cache is stored as fp8_ds_mla
-  bool compressed_attention = false;  // DeepSeek-V4's caches are modelled for it
+  // DeepSeek-V4's compressed caches and MiniMax-M3's index keys are modelled for it.
+  bool sparse_caches = false;
   // Its block size when none is given (0 = unpaged), with the note saying why; null = none.
   uint64_t (*default_block_size)(const ModelShape& shape, std::string& note) = nullptr;
   // llama.cpp, Ollama: `gpus` are one server's devices (no TP/PP, no replicas), and its workload

@@ -149,6 +149,11 @@ std::string kv_bytes_per_token_formula(const GroupKv& g, const Dtype& kv) {
              with_commas(g.kv_bytes_per_token_per_layer - latent) + " bytes of indexer key)" +
              total;
     }
+    if (s.indexer_head_dim != 0) {  // MiniMax-M3: K and V, and the index key beside them
+      return layers + " × (2 × " + std::to_string(s.kv_heads) + " × " +
+             std::to_string(s.k_head_dim) + " × " + bytes + " + " +
+             std::to_string(s.indexer_head_dim) + " × 2 bytes of bf16 index key)" + total;
+    }
     if (s.k_head_dim == s.v_head_dim) {
       return "2 × " + layers + " × " + std::to_string(s.kv_heads) + " × " +
              std::to_string(s.k_head_dim) + " × " + bytes + total;

@@ -21,6 +21,7 @@ Result<uint64_t> head_rows_bytes(const Dtype& kv, uint64_t heads, uint64_t dim) 
 }  // namespace
 
 uint64_t indexer_bytes_per_token(const LayerSpec& layer) {
+  if (layer.indexer_key == IndexKey::kBf16) return uint64_t{layer.indexer_head_dim} * 2;
   return layer.indexer_head_dim + ceil_div(layer.indexer_head_dim, 128) * 4;
 }
 

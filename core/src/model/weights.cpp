@@ -231,6 +231,11 @@ class Inventory {
             l.kv_heads);
       }
       add(i, draft, attn + "o_proj", a, true, hidden, heads * l.v_head_dim);
+      if (l.indexer_head_dim != 0) {  // MiniMax-M3's index branch: its query heads, one key head
+        add(i, draft, attn + "index_q_proj", a, true,
+            uint64_t{s_.mla.index_n_heads} * l.indexer_head_dim, hidden);
+        add(i, draft, attn + "index_k_proj", a, true, l.indexer_head_dim, hidden, 1, 1);
+      }
       add_attention_extras(l, i, draft);
     }
     if (l.mixer_params != 0 && hidden != 0) {  // projections, convolution, gates: hidden wide

@@ -133,13 +133,19 @@ Result<bool> resolve_card(const PlanInput& in, PlanReport& r) {
 Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, PlanModel& m,
                             PlanReport& r) {
   const ModelShape& shape = r.estimate.shape;
-  if (!engine.compressed_attention && !shape.layers.empty() &&
-      shape.layers[0].attention == AttentionKind::kCompressed) {
-    return Result<bool>::failure(make_error(
-        kUnsupported, "engine",
-        std::string(engine.info.label) +
-            ": DeepSeek-V4's compressed caches are not modelled for this engine yet (vLLM, SGLang "
-            "and plain are)"));
+  const bool compressed =
+      !shape.layers.empty() && shape.layers[0].attention == AttentionKind::kCompressed;
+  const bool index_keys =
+      std::any_of(shape.layers.begin(), shape.layers.end(), [](const LayerSpec& l) {
+        return l.indexer_key == IndexKey::kBf16 && l.indexer_head_dim != 0;
+      });
+  if (!engine.sparse_caches && (compressed || index_keys)) {
+    return Result<bool>::failure(
+        make_error(kUnsupported, "engine",
+                   std::string(engine.info.label) + ": " +
+                       (compressed ? "DeepSeek-V4's compressed caches are"
+                                   : "MiniMax-M3's index-key cache is") +
+                       " not modelled for this engine yet (vLLM, SGLang and plain are)"));
   }
   if (const Result<bool> runs = card_runs(engine, shape, r); !runs.ok) return runs;
   // The engine's own limit: vLLM and SGLang derive one from the config and refuse longer.

@@ -48,9 +48,11 @@ struct KvEstimate {
   std::vector<GroupKv> groups;
 };
 
-// Bytes one token adds to a sparse-attention indexer's K cache: fp8 values and an fp32 scale per
-// 128, whatever the KV dtype (vLLM DeepseekV32IndexerCache: head_size 132 in uint8; SGLang
-// get_cell_size_per_token's NSA term).
+// Bytes one token adds to a sparse-attention indexer's K cache, whatever the KV dtype: DeepSeek's
+// fp8 values and an fp32 scale per 128 (vLLM DeepseekV32IndexerCache: head_size 132 in uint8;
+// SGLang get_cell_size_per_token's NSA term), MiniMax-M3's bf16 key (vLLM MiniMaxM3IndexerCache,
+// an MLAAttentionSpec of one 128-wide head; SGLang MiniMaxSparseKVPool's index_k_pool in the
+// model dtype).
 uint64_t indexer_bytes_per_token(const LayerSpec& layer);
 
 // A compressed-attention layer's (DeepSeek-V4) cache entries: one latent in `kv` (the window's

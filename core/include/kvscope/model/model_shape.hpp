@@ -24,6 +24,9 @@ enum class AttentionKind {
   kNone,    // no attention (recurrent-only or MLP-only layer)
 };
 
+// How a sparse-attention indexer stores its keys (LayerSpec::indexer_key).
+enum class IndexKey : uint8_t { kFp8Scaled, kBf16 };
+
 // What recurrent state, if any, a layer keeps per sequence (constant in context).
 enum class StateKind {
   kNone,
@@ -47,9 +50,11 @@ struct LayerSpec {
   uint64_t state_values = 0;      // recurrent state values per sequence (conv + ssm)
   uint64_t ssm_state_values = 0;  // of which the temporal (SSM) state, kept in the ssm dtype
   uint64_t mixer_params = 0;  // weights of the recurrent mixer (attention weights follow from dims)
-  // DeepSeek sparse attention (V3.2, GLM-5): the lightning indexer's own K cache beside the MLA
-  // latent, index_head_dim fp8 values and one fp32 scale per 128 of them per token.
+  // Sparse attention's index-key cache beside the layer's own, indexer_head_dim values a token:
+  // DeepSeek's lightning indexer (V3.2, GLM-5) keeps them in fp8 with one fp32 scale per 128;
+  // MiniMax-M3's block-sparse layers keep one bf16 key, the same on every tensor-parallel rank.
   uint32_t indexer_head_dim = 0;
+  IndexKey indexer_key = IndexKey::kFp8Scaled;
   bool k_eq_v = false;  // V is the K projection (Gemma 4 attention_k_eq_v): no v_proj weights
   // kCompressed: tokens pooled into one compressed latent (DeepSeek-V4 compress_ratios: 4 keeps an
   // indexer and selects top-k of them, 128 attends to all; 0 = the window only).
@@ -70,8 +75,8 @@ struct LayerSpec {
     return attention == o.attention && kv_heads == o.kv_heads && k_head_dim == o.k_head_dim &&
            v_head_dim == o.v_head_dim && window_tokens == o.window_tokens && state == o.state &&
            state_values == o.state_values && ssm_state_values == o.ssm_state_values &&
-           indexer_head_dim == o.indexer_head_dim && compress_ratio == o.compress_ratio &&
-           index_topk == o.index_topk;
+           indexer_head_dim == o.indexer_head_dim && indexer_key == o.indexer_key &&
+           compress_ratio == o.compress_ratio && index_topk == o.index_topk;
   }
 };
 

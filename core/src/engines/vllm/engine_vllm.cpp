@@ -403,6 +403,12 @@ uint64_t vllm_default_block_size(const ModelShape& shape, std::string& note) {
         "refuses)";
     return 256;
   }
+  if (shape.model_type == "minimax_m3") {
+    note =
+        "block size 128: MiniMax-M3's, its sparse block (MiniMaxM3SparseBackend supports 128 "
+        "only; vllm/models/minimax_m3/common/sparse_attention.py)";
+    return 128;
+  }
   const bool mla = shape.mla.kv_lora_rank != 0;
   note = mla ? "block size 64: vLLM forces it for the FlashMLA backend (vllm/platforms/cuda.py)"
              : "block size 16: vLLM's default (vllm/config/cache.py)";
@@ -452,7 +458,8 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
   if (r.data_parallel > 1)
     w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
   if (in.vllm.enable_prefix_caching) w.push_back("--enable-prefix-caching");
-  if (in.block_size_tokens != 0 || deepseek_v4)
+  // DeepSeek-V4's and MiniMax-M3's recipes pass their block outright.
+  if (in.block_size_tokens != 0 || deepseek_v4 || r.estimate.shape.model_type == "minimax_m3")
     w.insert(w.end(), {"--block-size", std::to_string(r.block_size_tokens)});
   // A target beyond the scheduler's default running-request cap needs the cap raised.
   const uint64_t per_replica = ceil_div(r.target.sequences, r.data_parallel);

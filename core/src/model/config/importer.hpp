@@ -102,6 +102,7 @@ class Importer {
   void read_sliding_pattern();
   // Gemma 3n: the last num_kv_shared_layers layers read earlier layers' caches.
   void read_shared_kv_layers();
+  void read_block_sparse_attention();
   // DeepSeek-V4: every layer keeps a sliding window of latents and, by compress_ratios[i], one
   // compressed latent per 4 (with an indexer) or 128 tokens, or none; entries past the decoder
   // layers are the MTP layers'.

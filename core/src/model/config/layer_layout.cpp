@@ -85,17 +85,6 @@ void Importer::read_compress_ratios() {
 
 void Importer::read_layer_types() {
   if (r_.failed()) return;
-  // MiniMax-M3's block-sparse layers keep a bf16 index key per token beside K and V
-  // (vLLM MiniMaxM3IndexerCache, SGLang MiniMaxSparseKVPool): refused until modelled, never
-  // undercounted.
-  const json* sparse = r_.lookup("sparse_attention_config");
-  if (sparse != nullptr && sparse->is_object() && sparse->contains("use_sparse_attention") &&
-      sparse->at("use_sparse_attention") == true) {
-    r_.fail(
-        kUnsupported, "sparse_attention_config",
-        "block-sparse attention (MiniMax-M3) keeps an index-key cache kvscope does not model yet");
-    return;
-  }
   shape_.layers.assign(layers_, LayerSpec{});
   if (compressed_) {
     read_compress_ratios();
@@ -140,6 +129,57 @@ void Importer::read_layer_types() {
   }
   read_global_attention_dims();
   read_shared_kv_layers();
+  read_block_sparse_attention();
+}
+
+// MiniMax-M3's block-sparse layers (sparse_attention_config, MiniMaxM3TextConfig): each keeps one
+// index key of sparse_index_dim values per token beside its K and V, in bf16 and unsharded (vLLM
+// vllm/models/minimax_m3/common/indexer.py MiniMaxM3IndexerCache, PR #45381; SGLang
+// pool_configurator.py _compute_cell_size). A layer whose index branch also keeps a value
+// (sparse_disable_index_value 0: SGLang's index_kv_pool) is refused, never undercounted.
+void Importer::read_block_sparse_attention() {
+  if (r_.failed()) return;
+  const json* sparse = r_.lookup("sparse_attention_config");
+  if (sparse == nullptr) return;
+  if (!sparse->is_object()) {
+    r_.fail(kInvalidValue, "sparse_attention_config",
+            "expected an object, got " + describe(*sparse));
+    return;
+  }
+  ConfigReader s(*sparse, r_.path("sparse_attention_config."), "", r_.assumptions());
+  if (!s.flag("use_sparse_attention").value_or(false)) return;
+  const uint64_t dim = s.require_count({"sparse_index_dim"}, 1, kMaxHeadDim);
+  const uint64_t index_heads = s.require_count({"sparse_num_index_heads"}, 1, kMaxHeads);
+  const json* sparse_layers = s.layer_list("sparse_attention_freq", layers_);
+  const json* keys_only = s.layer_list("sparse_disable_index_value", layers_);
+  for (size_t i = 0; i < layers_ && sparse_layers != nullptr && keys_only != nullptr && !s.failed();
+       ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    const auto is_sparse = s.to_count((*sparse_layers)[i], "sparse_attention_freq" + at, 0, 1);
+    const auto key_only = s.to_count((*keys_only)[i], "sparse_disable_index_value" + at, 0, 1);
+    if (!is_sparse || !key_only || *is_sparse == 0) continue;
+    if (*key_only == 0) {
+      s.fail(kUnsupported, "sparse_disable_index_value" + at,
+             "an index branch with its own value cache is not modelled (MiniMax-M3 disables it "
+             "on every sparse layer)");
+      break;
+    }
+    LayerSpec& l = shape_.layers[i];
+    if (l.attention != AttentionKind::kFull) {
+      s.fail(kUnsupported, "sparse_attention_freq" + at,
+             "block-sparse attention on a layer that is not full attention is not modelled");
+      break;
+    }
+    l.indexer_head_dim = static_cast<uint32_t>(dim);
+    l.indexer_key = IndexKey::kBf16;
+  }
+  if (s.failed()) {
+    const Error& e = s.error();
+    r_.fail_at(e.code.c_str(), e.field, e.message.substr(e.field.size() + 2));
+    return;
+  }
+  shape_.mla.index_head_dim = static_cast<uint32_t>(dim);  // the indexer's query heads and width
+  shape_.mla.index_n_heads = static_cast<uint32_t>(index_heads);
 }
 
 void Importer::read_hybrid_layer_pattern() {
@@ -459,6 +499,13 @@ void Importer::read_draft_layers() {
       r_.first_count({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 64, &used)
           .value_or(0);
   if (n == 0 || r_.failed()) return;
+  if (type() == "minimax_m3") {
+    // Its config names MTP modules its released weights do not hold (llama.cpp PR #24908: "MTP
+    // heads are not present in the released weights"; MiniMax-AI/MiniMax-M3#13).
+    r_.assume(r_.path(used) + " " + std::to_string(n) +
+              ": MiniMax-M3's released checkpoint holds no MTP weights, none counted");
+    return;
+  }
   LayerSpec draft;
   for (const LayerSpec& l : shape_.layers) {
     if (l.keeps_tokens() && l.attention != AttentionKind::kSlidingWindow) draft = l;

@@ -121,9 +121,9 @@ void Importer::read_position_limits() {
 
 void Importer::read_intermediate() {
   std::string used;
-  if (auto v = r_.first_count(
-          {"intermediate_size_mlp", "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"},
-          1, kMaxWidth, &used)) {
+  if (auto v = r_.first_count({"intermediate_size_mlp", "dense_intermediate_size",
+                               "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"},
+                              1, kMaxWidth, &used)) {
     shape_.intermediate_size = *v;
   } else if (!r_.failed() && is_one_of(type(), {"gpt2", "gpt_bigcode", "falcon", "RefinedWeb",
                                                 "RefinedWebModel", "bloom"})) {

@@ -14,8 +14,8 @@ namespace {
 // null pointer of the plain type picks the list.
 template <class A, class T> void fields(A& a, T& l, LayerSpec*) {
   a(l.attention, l.kv_heads, l.k_head_dim, l.v_head_dim, l.window_tokens, l.state, l.state_values,
-    l.ssm_state_values, l.mixer_params, l.indexer_head_dim, l.k_eq_v, l.mlp, l.compress_ratio,
-    l.index_topk);
+    l.ssm_state_values, l.mixer_params, l.indexer_head_dim, l.indexer_key, l.k_eq_v, l.mlp,
+    l.compress_ratio, l.index_topk);
 }
 template <class A, class T> void fields(A& a, T& m, MoeShape*) {
   a(m.num_experts, m.experts_per_token, m.shared_experts, m.expert_intermediate_size,
