@@ -75,6 +75,12 @@ void print_plan_budget(const PlanReport& p, std::ostream& out) {
     out << "  parallelism        tp " << p.tensor_parallel << " x pp " << p.pipeline_parallel
         << " x dp " << p.data_parallel << " = " << gpus
         << " GPUs; figures here are per GPU of the tightest stage\n";
+    if (p.expert_gpus != 0) {
+      out << "  experts            spread over all " << p.expert_gpus << " GPUs ("
+          << (p.whole_experts ? "whole experts: --enable-expert-parallel"
+                              : "a slice of each: vLLM flattens TP across DP for MoE layers")
+          << "); each data-parallel rank's KV pool holds its own requests\n";
+    }
     for (const PlanStage& st : p.stages) {
       out << "    stage layers " << st.first_layer << "-" << st.first_layer + st.layer_count - 1
           << ": " << st.kv_heads_per_gpu << " KV heads per GPU, weights "
@@ -82,7 +88,13 @@ void print_plan_budget(const PlanReport& p, std::ostream& out) {
           << " per GPU\n";
     }
     out << "  totals             weights " << format_gb(p.total_weights_bytes) << ", KV pool "
-        << format_gb(p.total_kv_pool_bytes) << "\n";
+        << format_gb(p.total_kv_pool_bytes);
+    if (p.target.present && p.data_parallel > 1) {
+      char fit[32];
+      std::snprintf(fit, sizeof fit, "%.2f", p.target.sequences_that_fit);
+      out << ", " << fit << " sequences fit";
+    }
+    out << "\n";
   }
 }
 
@@ -114,15 +126,17 @@ void print_plan_pool(const PlanReport& p, std::ostream& out) {
   std::snprintf(concurrency, sizeof concurrency, "%.2f", p.max_concurrency);
   out << "  max_model_len      " << with_commas(p.max_model_len) << " tokens need "
       << bytes_line(p.kv_bytes_needed) << "\n";
+  const char* per_rank = p.data_parallel == 1 ? ""
+                         : p.expert_gpus != 0 ? " per data-parallel rank"
+                                              : " per replica";
   if (p.target.present) {
     char fit[32];
     std::snprintf(fit, sizeof fit, "%.2f", p.target.sequences_that_fit_per_replica);
     out << "  sequences that fit " << fit << " of " << with_commas(p.target.context_tokens)
-        << " tokens" << (p.data_parallel > 1 ? " per replica" : "") << " (the capacity)\n";
+        << " tokens" << per_rank << " (the capacity)\n";
   }
   out << "  max concurrency    " << concurrency << " requests of " << with_commas(p.max_model_len)
-      << " tokens" << (p.data_parallel > 1 ? " per replica" : "")
-      << (p.target.present ? ", as the engine counts them" : "") << "\n";
+      << " tokens" << per_rank << (p.target.present ? ", as the engine counts them" : "") << "\n";
   if (p.max_running_requests != 0)
     out << "  max running        " << with_commas(p.max_running_requests) << " requests\n";
   if (p.max_context_unbounded)

@@ -50,6 +50,20 @@ test('Qwen3-32B at 131072 tokens: vLLM refuses past the derived limit, the overr
   await page.close();
 });
 
+test('DeepSeek-V3 on 8 x H200 at DP 8: experts spread over every GPU, each rank holds its own requests', async () => {
+  const dp8 = { ...DEEPSEEK, kv_dtype: 'auto', tensor_parallel: 1 };
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(dp8)}`);
+  const expected = cliPlan(dp8);
+  assert.equal(expected.parallelism.experts_over_gpus, 8);
+  assert.equal(await page.getAttribute('.verdict', 'data-starts'), 'true');
+  assert.equal(await value(page, '#weights-per-gpu'), expected.weights_bytes);
+  assert.match(await page.textContent('#capacity-panel'), /per data-parallel rank; [\d.]+ over 8 GPUs, the experts spread over all 8 of them/);
+  assert.match(await page.inputValue('#engine-command'), / --data-parallel-size 8$/);
+  assert.ok(expected.totals.sequences_that_fit > 4 * cliPlan({ ...dp8, tensor_parallel: 8 }).totals.sequences_that_fit);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a base config launches its chat checkpoint; the base one is a choice', async () => {
   const gemma = { ...DEFAULTS, model: 'gemma-3-27b', gpu: 'h100-sxm-80gb', context_tokens: 32768 };
   const { page, problems } = await open(browser, `${server.base}/index.html#${toHash(gemma)}`);

@@ -132,6 +132,56 @@ TEST(Parallelism, DataParallelReplicasMultiplyConcurrency) {
   EXPECT_EQ(p.total_kv_pool_bytes, 8 * 4 * kGiB);
 }
 
+// The bytes of one module class on the plan's GPU.
+uint64_t module_bytes(const PlanReport& p, ModuleClass m) {
+  uint64_t bytes = 0;
+  for (const ModuleBytes& b : p.gpu_weights.modules) bytes += b.module == m ? b.bytes : 0;
+  return bytes;
+}
+
+// vLLM's data-parallel ranks of a MoE model share its MoE layers: the experts spread over all
+// tp x dp GPUs (FusedMoEParallelConfig.make flattens TP across DP), sliced, or whole with
+// --enable-expert-parallel; attention and the rest stay per rank, and each rank's pool holds its
+// own requests. DeepSeek-V3 on 8 H200s: DP 8 holds several times the sequences of TP 8.
+TEST(Parallelism, VllmDataParallelRanksShareAMoeModelsExperts) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v3";
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = 8;
+  in.max_model_len = 131072;
+  in.tensor_parallel = 8;
+  const PlanReport tp8 = plan_ok(in);
+  in.tensor_parallel = 1;
+  const PlanReport dp8 = plan_ok(in);
+  in.vllm.enable_expert_parallel = true;
+  const PlanReport ep8 = plan_ok(in);
+  const uint64_t experts_tp8 = module_bytes(tp8, ModuleClass::kRoutedExperts);
+  EXPECT_EQ(tp8.expert_gpus, 0u);
+  EXPECT_EQ(dp8.expert_gpus, 8u);
+  EXPECT_EQ(dp8.data_parallel, 8u);
+  // Sliced over 8 GPUs either way; whole experts: 256 / 8 = 32 of them, the same bytes.
+  EXPECT_NEAR(static_cast<double>(module_bytes(dp8, ModuleClass::kRoutedExperts)),
+              static_cast<double>(experts_tp8), 1e-6 * static_cast<double>(experts_tp8));
+  EXPECT_NEAR(static_cast<double>(module_bytes(ep8, ModuleClass::kRoutedExperts)),
+              static_cast<double>(experts_tp8), 1e-6 * static_cast<double>(experts_tp8));
+  // Attention is whole on every DP rank; TP 8 splits all but MLA's replicated down-projections.
+  EXPECT_GT(module_bytes(dp8, ModuleClass::kAttention),
+            4 * module_bytes(tp8, ModuleClass::kAttention));
+  // The MLA latent is replicated on each of TP 8's GPUs; each DP rank keeps only its own.
+  EXPECT_GT(dp8.target.sequences_that_fit, 4 * tp8.target.sequences_that_fit);
+  EXPECT_DOUBLE_EQ(dp8.target.sequences_that_fit, 8 * dp8.target.sequences_that_fit_per_replica);
+  EXPECT_NE(ep8.launch_command.find("--data-parallel-size 8 --enable-expert-parallel"),
+            std::string::npos)
+      << ep8.launch_command;
+  // SGLang's --dp without DP attention runs whole replicas: TP 1 cannot hold the model.
+  in.engine = "sglang";
+  in.vllm.enable_expert_parallel = false;
+  const Result<PlanReport> sglang = plan(in);
+  ASSERT_TRUE(sglang.ok) << sglang.error.message;
+  EXPECT_EQ(sglang.value.expert_gpus, 0u);
+  EXPECT_FALSE(sglang.value.starts);
+}
+
 TEST(Parallelism, BadLayoutsAreRejectedWithVllmsWording) {
   PlanInput in = with_kv_memory("llama-3.1-8b", kGiB, 3);
   Result<PlanReport> r = plan(in);

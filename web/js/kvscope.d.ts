@@ -43,6 +43,8 @@ export interface VllmOptions {
   mamba_cache_mode?: 'none' | 'align' | 'all' | null;
   /** --enable-prefix-caching: hybrids keep their states in align mode from the 0.21 line. */
   enable_prefix_caching?: boolean | null;
+  /** --enable-expert-parallel: a MoE model's experts whole over the tp x dp GPUs, not sliced. */
+  enable_expert_parallel?: boolean | null;
   activation_bytes?: Bytes | null;
   non_torch_bytes?: Bytes | null;
   cudagraph_bytes?: Bytes | null;
@@ -559,6 +561,10 @@ export interface PlanReport extends EstimateReport {
     pipeline_parallel: number;
     data_parallel: number;
     gpus: number;
+    /** vLLM: a MoE model's experts spread over every data-parallel rank's GPUs (tp x dp); null otherwise. */
+    experts_over_gpus: number | null;
+    /** with --enable-expert-parallel: whole experts per GPU, not a slice of each */
+    whole_experts: boolean;
     figures: string;
     stages: Array<{
       first_layer: number;

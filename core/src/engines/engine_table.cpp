@@ -105,6 +105,7 @@ EngineProfile vllm_row() {
   vllm.shape_options = engines::vllm_shape_options;
   vllm.sparse_mla_fp8_ds = true;
   vllm.sparse_caches = true;
+  vllm.moe_over_data_parallel = true;
   vllm.default_block_size = engines::vllm_default_block_size;
   // vllm/config/cache.py CacheDType; vllm/model_executor/layers/quantization/fp8.py (fp8 at load).
   vllm.info.kv_dtype_choices = {"auto", "fp8"};

@@ -54,6 +54,10 @@ struct EngineProfile {
   bool sparse_mla_fp8_ds = false;  // an fp8 DeepSeek-sparse MLA cache is stored as fp8_ds_mla
   // DeepSeek-V4's compressed caches and MiniMax-M3's index keys are modelled for it.
   bool sparse_caches = false;
+  // vLLM: data-parallel ranks are one MoE layer's GPUs, its experts spread over all tp x dp of
+  // them (vllm/model_executor/layers/fused_moe/config.py FusedMoEParallelConfig.make,
+  // flatten_tp_across_dp); elsewhere a replica holds every expert.
+  bool moe_over_data_parallel = false;
   // Its block size when none is given (0 = unpaged), with the note saying why; null = none.
   uint64_t (*default_block_size)(const ModelShape& shape, std::string& note) = nullptr;
   // llama.cpp, Ollama: `gpus` are one server's devices (no TP/PP, no replicas), and its workload

@@ -29,7 +29,8 @@ double attention_flops_per_token(const ModelShape& s, const LayerSpec& l) {
 double state_flops(const LayerSpec& l) { return 2.0 * static_cast<double>(l.state_values); }
 
 // Weight bytes one GPU reads for `tokens` tokens of work: everything it holds but the embedding
-// table and the routed experts nobody is sent to.
+// table and the routed experts nobody is sent to (every data-parallel rank's tokens reach experts
+// flattened over the ranks: the step runs in lockstep).
 double weight_bytes_read(const GpuLoad& g, uint64_t tokens, double* experts_per_layer) {
   const ModelShape& s = g.gpu_shape;
   double read = 0, routed = 0;
@@ -39,8 +40,8 @@ double weight_bytes_read(const GpuLoad& g, uint64_t tokens, double* experts_per_
   }
   *experts_per_layer = 0;
   if (s.moe.num_experts != 0 && routed > 0) {
-    *experts_per_layer =
-        expected_distinct_experts(s.moe.num_experts, s.moe.experts_per_token, tokens);
+    *experts_per_layer = expected_distinct_experts(s.moe.num_experts, s.moe.experts_per_token,
+                                                   tokens * g.expert_token_groups);
     read += routed * *experts_per_layer / s.moe.num_experts;
   }
   return read;
@@ -107,7 +108,7 @@ StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
 
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
                          const WeightStorage& storage, uint32_t tp, uint32_t rank,
-                         const PipelineStages& stages, bool with_draft) {
+                         const PipelineStages& stages, bool with_draft, ExpertSharding experts) {
   using R = Result<GpuLoad>;
   Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, stages);
   if (!gpu_shape.ok) return R::failure(gpu_shape.error);
@@ -124,9 +125,10 @@ Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor
   const Result<ParameterCount> params =
       count_parameters(held, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return R::failure(params.error);
-  const Result<WeightBytes> bytes = weight_bytes(held, storage, tp);
+  const Result<WeightBytes> bytes = weight_bytes(held, storage, tp, experts);
   if (!bytes.ok) return R::failure(bytes.error);
-  return R::success(GpuLoad{std::move(gpu_shape.value), params.value, bytes.value, tp});
+  const uint32_t groups = experts.ranks > tp ? experts.ranks / tp : 1;
+  return R::success(GpuLoad{std::move(gpu_shape.value), params.value, bytes.value, tp, groups});
 }
 
 double expected_distinct_experts(uint32_t experts, uint32_t top_k, uint64_t tokens) {

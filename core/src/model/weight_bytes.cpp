@@ -220,7 +220,8 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
 }
 
 Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
-                                 const WeightStorage& storage, uint32_t tp) {
+                                 const WeightStorage& storage, uint32_t tp,
+                                 ExpertSharding experts) {
   using R = Result<WeightBytes>;
   if (tp == 0)
     return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));
@@ -233,17 +234,23 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
   for (const WeightTensor& t : tensors) {
     if (t.tied) continue;  // stored with the embedding
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
-    // vLLM splits each tensor over the TP ranks unless it is replicated or has fewer heads.
-    const uint64_t shards = t.max_tp_shards == 0 ? tp : std::min<uint64_t>(tp, t.max_tp_shards);
+    // vLLM splits each tensor over the TP ranks unless it is replicated or has fewer heads; routed
+    // experts over experts.ranks, as slices or (whole) as ceil(experts / ranks) of them.
+    const bool routed = t.module == ModuleClass::kRoutedExperts && experts.ranks != 0;
+    const uint64_t ways = routed ? experts.ranks : tp;
+    const bool whole = routed && experts.whole && t.copies > 1;
+    const uint64_t copies = whole ? ceil_div(t.copies, ways) : t.copies;
+    const uint64_t shards = whole                  ? 1
+                            : t.max_tp_shards == 0 ? ways
+                                                   : std::min<uint64_t>(ways, t.max_tp_shards);
     for (uint32_t k = 0; k < count;) {
       const MatrixFormat& f = format_of(indexed, t, t.first_layer + k);
       uint32_t run = per_layer ? 1 : count;
       while (k + run < count && &format_of(indexed, t, t.first_layer + k + run) == &f) ++run;
-      const Result<uint64_t> bytes = matrix_bytes(f, t.rows, t.cols, t.copies);
+      const Result<uint64_t> bytes = matrix_bytes(f, t.rows, t.cols, copies);
       if (!bytes.ok) return R::failure(bytes.error);
-      const CheckedU64 whole = CheckedU64(bytes.value) * run;
-      const CheckedU64 held =
-          whole.overflowed() ? whole : CheckedU64(ceil_div(whole.value(), shards));
+      const CheckedU64 all = CheckedU64(bytes.value) * run;
+      const CheckedU64 held = all.overflowed() ? all : CheckedU64(ceil_div(all.value(), shards));
       const CheckedU64 params = CheckedU64(t.rows) * t.cols * t.copies * run;
       total += held;
       if (t.draft) draft += held;

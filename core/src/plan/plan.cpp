@@ -39,15 +39,17 @@ Result<PlanMemo::Entry*> remembered(const EstimateInput& model, PlanMemo& memo) 
 // One GPU of stage `rank`, from the memo when a plan cut the model the same way.
 Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
                                 const ModelShape& shape, const WeightStorage& weights,
-                                uint32_t rank, const PipelineStages& stages, bool with_draft) {
+                                uint32_t rank, const PipelineStages& stages, bool with_draft,
+                                ExpertSharding experts) {
   std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
                     std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
-                    std::to_string(stages.count) + (with_draft ? "|draft" : "");
+                    std::to_string(stages.count) + (with_draft ? "|draft" : "") + '|' +
+                    std::to_string(experts.ranks) + (experts.whole ? "w" : "");
   for (uint32_t layers : stages.partition) cut += ',' + std::to_string(layers);
   for (const auto& [key, load] : known.loads)
     if (key == cut) return Result<GpuLoad>::success(load);
-  Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank,
-                                  stages, with_draft);
+  Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank, stages,
+                                  with_draft, experts);
   if (load.ok) known.loads.emplace_back(cut, load.value);
   return load;
 }
@@ -190,6 +192,17 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
   return Result<bool>::success(true);
 }
 
+// Where a MoE model's routed experts go: over the tp x dp GPUs of an engine whose data-parallel
+// ranks share its MoE layers (vLLM), whole with --enable-expert-parallel; else the TP split.
+ExpertSharding expert_sharding(const EngineProfile& engine, const PlanInput& in,
+                               const ModelShape& shape, uint64_t data_parallel) {
+  if (!engine.moe_over_data_parallel || shape.moe.num_experts == 0) return {};
+  const uint64_t ranks = uint64_t{in.tensor_parallel} * data_parallel;
+  if (ranks <= 1) return {};
+  return ExpertSharding{static_cast<uint32_t>(std::min<uint64_t>(ranks, UINT32_MAX)),
+                        in.vllm.enable_expert_parallel};
+}
+
 // The engine run on one GPU of each pipeline stage: the tightest stage's report, every stage's
 // load, and one replica's weights and pools over its GPUs.
 struct StageRuns {
@@ -207,9 +220,12 @@ Result<bool> run_stages(const EngineProfile& engine, const PlanInput& in, const 
   const Result<PipelineStages> stages =
       pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
   if (!stages.ok) return RR::failure(stages.error);
+  const ExpertSharding experts = expert_sharding(engine, in, shape, r.data_parallel);
+  r.expert_gpus = experts.ranks > in.tensor_parallel ? experts.ranks : 0;
+  r.whole_experts = experts.whole;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     Result<GpuLoad> load =
-        remembered_load(*m.known, in, shape, r.weights, rank, stages.value, m.with_draft);
+        remembered_load(*m.known, in, shape, r.weights, rank, stages.value, m.with_draft, experts);
     if (!load.ok) return RR::failure(load.error);
     if (m.known_total != 0)
       load.value.gpu_weights = given_weights(in, m.known_total, load.value.gpu_weights);

@@ -208,6 +208,8 @@ Result<Search> prepare_search(const PlanInput& base, const SolveOptions& o, Plan
   const PlanReport& r = probed.value.report;
   s.engine = find_engine_profile(base.engine);
   s.model_name = r.estimate.model_name;
+  s.experts_over_replicas =
+      s.engine->moe_over_data_parallel && r.estimate.shape.moe.num_experts != 0;
   s.context_tokens = base.model.context_tokens != 0
                          ? base.model.context_tokens
                          : s.engine->default_max_model_len(r.context_limit, r.estimate.shape);

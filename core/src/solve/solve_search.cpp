@@ -127,6 +127,12 @@ SolveOption cheaper_failure(const Search& s, const Card& card, const Trial& t, u
                              with_commas(t.capacity * o.dp) + " of " + with_commas(n) +
                              " sequences of " + with_commas(s.context_tokens) + " tokens"
                        : t.reason;
+    if (t.works && s.experts_over_replicas) {  // what a replica holds grows with their count
+      o.reason = std::to_string(o.dp) + (o.dp == 1 ? " replica holds" : " replicas hold") +
+                 " fewer than " + with_commas(n) + " sequences of " +
+                 with_commas(s.context_tokens) + " tokens; " + std::to_string(t.dp_for_pool) +
+                 ", sharing the experts, hold " + with_commas(t.capacity * t.dp_for_pool);
+    }
   } else {
     o.binding_constraint = "decode_speed";
     o.reason = std::to_string(ceil_div(n, o.dp)) + " sequences per replica decode below " +
@@ -222,7 +228,8 @@ bool CardSearch::bounded_out(Trial& t, size_t c, uint64_t limit) {
     return true;
   }
   const uint64_t whole = s_.weight_choices[t.weight].bytes;
-  if (whole == 0) return false;
+  // Replicas sharing experts hold less than the whole weights each: the bounds below assume not.
+  if (whole == 0 || s_.experts_over_replicas) return false;
   const CheckedU64 memory = CheckedU64(card_.memory_bytes) * size;
   const uint64_t per_sequence = std::max<uint64_t>(1, s_.kv_choices[t.kv].bytes_per_sequence);
   const uint64_t at_most =

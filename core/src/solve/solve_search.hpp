@@ -50,6 +50,9 @@ struct Search {
   std::vector<WeightChoice> weight_choices;  // the checkpoint as stored first
   std::vector<KvChoice> kv_choices;          // the model's dtype first
   std::vector<std::string> notes;
+  // A MoE model under an engine whose data-parallel ranks share its experts (vLLM): a replica
+  // holds more the more replicas there are, so replica counts are planned, not multiplied.
+  bool experts_over_replicas = false;
 };
 
 // An option and how far it strays from the checkpoint as stored (0: its weights, the model's KV

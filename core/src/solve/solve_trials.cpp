@@ -123,7 +123,7 @@ Result<bool> size_replicas(const Search& s, const PlanState& state, Trial& t) {
   const PlanReport& r = state.report;
   const SolveOptions& o = s.options;
   const uint64_t n = o.concurrency;
-  t.dp_for_pool = ceil_div(n, t.capacity);
+  t.dp_for_pool = t.dp_planned != 0 ? t.dp_planned : ceil_div(n, t.capacity);
   t.dp = t.dp_for_pool;
   if (!speed_targets(o)) return Result<bool>::success(true);
   t.speed = r.roofline.available;
@@ -183,9 +183,12 @@ Result<bool> size_replicas(const Search& s, const PlanState& state, Trial& t) {
   return Result<bool>::success(true);
 }
 
-// Plans one replica layout (vLLM, SGLang, TensorRT-LLM, plain): what one replica holds.
-Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Planner& plan) {
-  Result<PlanState> p = plan(trial_input(s, card, t, 1, 0));
+namespace {
+
+// What one replica of `dp` holds (vLLM, SGLang, TensorRT-LLM, plain).
+Result<PlanState> plan_replicas(const Search& s, const Card& card, Trial& t, Planner& plan,
+                                uint64_t dp) {
+  Result<PlanState> p = plan(trial_input(s, card, t, dp, 0));
   t.planned = true;
   if (!p.ok) return p;
   const PlanReport& r = p.value.report;
@@ -197,7 +200,7 @@ Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Plan
   // With length distributions a replica holds the requests its pool sustains at p99, else the
   // sequences of the full context.
   t.fit = r.has_workload ? static_cast<double>(r.workload.p99_concurrency)
-                         : r.target.sequences_that_fit;
+                         : r.target.sequences_that_fit_per_replica;
   t.capacity = static_cast<uint64_t>(std::floor(t.fit));
   if (r.max_running_requests != 0 && r.max_running_requests < t.capacity) {
     t.capacity = r.max_running_requests;
@@ -206,6 +209,46 @@ Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Plan
   t.works = t.capacity > 0;
   if (!t.works) refused(s, r, t);
   return p;
+}
+
+// Replicas sharing their experts (Search::experts_over_replicas): the fewest that hold the
+// sequences, found by planning replica counts (what they hold together only grows with them).
+Result<PlanState> plan_sharing_experts(const Search& s, const Card& card, Trial& t, Planner& plan) {
+  const uint64_t n = s.options.concurrency;
+  const auto holds = [n](const Trial& x, uint64_t dp) { return x.works && x.capacity * dp >= n; };
+  uint64_t hi = std::max<uint64_t>(1, s.options.max_gpus / t.replica_gpus());
+  Trial most = t;
+  Result<PlanState> best = plan_replicas(s, card, most, plan, hi);
+  if (!best.ok || !holds(most, hi)) {  // refused, or more replicas than max_gpus allows
+    t = most;
+    return best;
+  }
+  Trial found = most;
+  uint64_t lo = 1;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    Trial at = t;
+    Result<PlanState> p = plan_replicas(s, card, at, plan, mid);
+    if (!p.ok) return p;
+    if (holds(at, mid)) {
+      hi = mid;
+      found = at;
+      best = std::move(p);
+    } else {
+      lo = mid + 1;
+    }
+  }
+  t = found;
+  t.dp_planned = hi;
+  return best;
+}
+
+}  // namespace
+
+// Plans one replica layout (vLLM, SGLang, TensorRT-LLM, plain): what one replica holds.
+Result<PlanState> plan_replica(const Search& s, const Card& card, Trial& t, Planner& plan) {
+  if (s.experts_over_replicas) return plan_sharing_experts(s, card, t, plan);
+  return plan_replicas(s, card, t, plan, 1);
 }
 
 namespace {

@@ -22,6 +22,7 @@ struct Trial {
   uint64_t capacity = 0;  // sequences of the context one replica holds at once
   double fit = 0;         // the same, fractional
   uint64_t dp_for_pool = 0;  // replicas the sequences need
+  uint64_t dp_planned = 0;   // experts over replicas: the fewest that hold them, as planned
   uint64_t dp = 0;           // replicas the sequences and the decode floor need
   std::string constraint;    // why not, when !works or when dp replicas exceed max_gpus
   std::string reason;

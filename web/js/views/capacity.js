@@ -69,7 +69,8 @@ export function capacityView(r, fmt) {
     ...statePoolFigures(r, fmt),
     h('dt', {}, `Sequences of ${commas(r.target?.context_tokens ?? ctx)} tokens that fit`),
     h('dd', { id: r.sequences_that_fit !== null ? 'sequences-that-fit' : 'max-concurrency', 'data-value': fits }, ratio(fits),
-      r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per replica; ${ratio(r.totals.sequences_that_fit ?? r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs`) : null),
+      r.parallelism.gpus > 1 ? h('span', { class: 'exact' }, ` per ${r.parallelism.experts_over_gpus ? 'data-parallel rank' : 'replica'}; ${ratio(r.totals.sequences_that_fit ?? r.totals.max_concurrency)} over ${r.parallelism.gpus} GPUs` +
+        (r.parallelism.experts_over_gpus ? `, the experts spread over all ${r.parallelism.experts_over_gpus} of them` : '')) : null),
     r.sequences_that_fit !== null ? [h('dt', {}, `${r.input.engine === 'vllm' ? 'vLLM' : 'The engine'}'s own figure`),
       h('dd', { id: 'max-concurrency', 'data-value': r.max_concurrency }, `${ratio(r.max_concurrency)} requests of ${commas(ctx)} tokens`,
         h('span', { class: 'exact' }, `: ${engineFigureWhy(r)}`))] : null,

@@ -31,6 +31,8 @@ struct VllmOptions {
   // --enable-prefix-caching given: before the 0.29 line a hybrid caches its states for prefixes
   // only then (in align mode); from 0.29 it does by default.
   bool enable_prefix_caching = false;
+  // --enable-expert-parallel: a MoE layer's experts go whole to the tp x dp GPUs, not sliced.
+  bool enable_expert_parallel = false;
   uint64_t activation_bytes = 0;          // profiled activation peak; 0 = estimated
   uint64_t non_torch_bytes = 0;           // non-torch memory; 0 = estimated
   uint64_t cudagraph_bytes = 0;           // CUDA-graph memory, subtracted from 0.20; 0 = estimated
@@ -320,6 +322,10 @@ struct PlanReport {
   uint32_t tensor_parallel = 1;
   uint32_t pipeline_parallel = 1;
   uint64_t data_parallel = 1;
+  // A MoE model's routed experts over the GPUs of every data-parallel rank (vLLM): their count,
+  // 0 when a replica holds its own experts; whole experts (--enable-expert-parallel), not slices.
+  uint64_t expert_gpus = 0;
+  bool whole_experts = false;
   std::vector<PlanStage> stages;
   uint64_t total_weights_bytes = 0;
   uint64_t total_kv_pool_bytes = 0;

@@ -24,13 +24,18 @@ struct GpuLoad {
   ParameterCount stage_params;  // the stage's parameters, before the TP split
   WeightBytes gpu_weights;      // the bytes one GPU holds, per module class
   uint32_t tensor_parallel = 1;
+  // Tensor-parallel groups whose tokens a decode step routes through this GPU's experts (the
+  // data-parallel ranks its experts are flattened over; 1 otherwise).
+  uint32_t expert_token_groups = 1;
 };
 
 // One GPU of stage `rank` of `stages` at tensor-parallel size `tp`, its weights in `storage`;
-// with `with_draft` the last stage also holds the MTP layers (their weights and their caches).
+// with `with_draft` the last stage also holds the MTP layers (their weights and their caches);
+// routed experts spread as `experts` says.
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
                          const WeightStorage& storage, uint32_t tp, uint32_t rank,
-                         const PipelineStages& stages, bool with_draft = false);
+                         const PipelineStages& stages, bool with_draft = false,
+                         ExpertSharding experts = {});
 
 struct StepEstimate {
   double weight_bytes = 0;  // weights read (MoE: the experts the batch routes to)

@@ -457,6 +457,7 @@ LaunchCommand launch_vllm(const PlanInput& in, const PlanReport& r, std::string_
     w.insert(w.end(), {"--pipeline-parallel-size", std::to_string(r.pipeline_parallel)});
   if (r.data_parallel > 1)
     w.insert(w.end(), {"--data-parallel-size", std::to_string(r.data_parallel)});
+  if (in.vllm.enable_expert_parallel) w.push_back("--enable-expert-parallel");
   if (in.vllm.enable_prefix_caching) w.push_back("--enable-prefix-caching");
   // DeepSeek-V4's and MiniMax-M3's recipes pass their block outright.
   if (in.block_size_tokens != 0 || deepseek_v4 || r.estimate.shape.model_type == "minimax_m3")
