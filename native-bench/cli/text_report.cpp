@@ -77,8 +77,10 @@ void print_plan_budget(const PlanReport& p, std::ostream& out) {
         << " GPUs; figures here are per GPU of the tightest stage\n";
     if (p.expert_gpus != 0) {
       out << "  experts            spread over all " << p.expert_gpus << " GPUs ("
-          << (p.whole_experts ? "whole experts: --enable-expert-parallel"
-                              : "a slice of each: vLLM flattens TP across DP for MoE layers")
+          << (p.dp_attention    ? "SGLang's DP attention: so are dense MLPs and the head; "
+                                  "attention and the embedding per rank"
+              : p.whole_experts ? "whole experts: --enable-expert-parallel"
+                                : "a slice of each: vLLM flattens TP across DP for MoE layers")
           << "); each data-parallel rank's KV pool holds its own requests\n";
     }
     for (const PlanStage& st : p.stages) {

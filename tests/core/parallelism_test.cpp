@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "kvscope/plan/plan.hpp"
 #include "test_support.hpp"
 
@@ -132,6 +136,18 @@ TEST(Parallelism, DataParallelReplicasMultiplyConcurrency) {
   EXPECT_EQ(p.total_kv_pool_bytes, 8 * 4 * kGiB);
 }
 
+// DeepSeek-V3 on one node of 8 H200s at 128K, under `engine` at TP 8.
+PlanInput deepseek_v3_on_8_h200s(const char* engine) {
+  PlanInput in;
+  in.model.model_id = "deepseek-v3";
+  in.engine = engine;
+  in.gpu_id = "h200-sxm-141gb";
+  in.gpus = 8;
+  in.tensor_parallel = 8;
+  in.max_model_len = 131072;
+  return in;
+}
+
 // The bytes of one module class on the plan's GPU.
 uint64_t module_bytes(const PlanReport& p, ModuleClass m) {
   uint64_t bytes = 0;
@@ -144,12 +160,7 @@ uint64_t module_bytes(const PlanReport& p, ModuleClass m) {
 // --enable-expert-parallel; attention and the rest stay per rank, and each rank's pool holds its
 // own requests. DeepSeek-V3 on 8 H200s: DP 8 holds several times the sequences of TP 8.
 TEST(Parallelism, VllmDataParallelRanksShareAMoeModelsExperts) {
-  PlanInput in;
-  in.model.model_id = "deepseek-v3";
-  in.gpu_id = "h200-sxm-141gb";
-  in.gpus = 8;
-  in.max_model_len = 131072;
-  in.tensor_parallel = 8;
+  PlanInput in = deepseek_v3_on_8_h200s("vllm");
   const PlanReport tp8 = plan_ok(in);
   in.tensor_parallel = 1;
   const PlanReport dp8 = plan_ok(in);
@@ -180,6 +191,56 @@ TEST(Parallelism, VllmDataParallelRanksShareAMoeModelsExperts) {
   ASSERT_TRUE(sglang.ok) << sglang.error.message;
   EXPECT_EQ(sglang.value.expert_gpus, 0u);
   EXPECT_FALSE(sglang.value.starts);
+}
+
+// SGLang's --tp 8 --dp 8 --enable-dp-attention: 8 attention ranks of one GPU each, every rank's
+// requests in its own pool; experts, dense MLPs and the head split over all 8, the embedding whole
+// on each; its default share reserves 3 MiB a decode slot per rank, 4.5 past 300 slots
+// (memory_hook.py reserve_for_graph_mb).
+TEST(Parallelism, SglangDpAttentionKeepsAttentionPerRank) {
+  PlanInput in = deepseek_v3_on_8_h200s("sglang");
+  const PlanReport tp8 = plan_ok(in);
+  in.data_parallel = 8;
+  in.sglang.enable_dp_attention = true;
+  const PlanReport dp8 = plan_ok(in);
+  EXPECT_EQ(dp8.tensor_parallel, 1u);  // one rank's attention TP
+  EXPECT_EQ(dp8.data_parallel, 8u);
+  EXPECT_TRUE(dp8.dp_attention);
+  EXPECT_EQ(dp8.expert_gpus, 8u);
+  EXPECT_EQ(module_bytes(dp8, ModuleClass::kRoutedExperts),
+            module_bytes(tp8, ModuleClass::kRoutedExperts));
+  EXPECT_EQ(module_bytes(dp8, ModuleClass::kMlp), module_bytes(tp8, ModuleClass::kMlp));
+  EXPECT_EQ(module_bytes(dp8, ModuleClass::kLmHead), module_bytes(tp8, ModuleClass::kLmHead));
+  EXPECT_EQ(module_bytes(dp8, ModuleClass::kEmbedding),
+            8 * module_bytes(tp8, ModuleClass::kEmbedding));
+  EXPECT_GT(dp8.target.sequences_that_fit, 2.5 * tp8.target.sequences_that_fit);
+  // H200 (143,771 MiB): 512 + 1.5 x 8192 + 8/8 x 1024 + 2 x 512 + 512 x 8 x 4.5 + 1.5 x 1024.
+  const double card = static_cast<double>(dp8.gpu_memory_bytes) / (1 << 20);
+  const double reserved = 512 + 1.5 * 8192 + 1024 + 2 * 512 + 512 * 8 * 4.5 + 1.5 * 1024;
+  char fraction[48];
+  std::snprintf(fraction, sizeof fraction, "mem_fraction_static %.3g: SGLang's default",
+                std::round((card - reserved) / card * 1000) / 1000);
+  EXPECT_TRUE(std::any_of(dp8.notes.begin(), dp8.notes.end(), [&](const std::string& n) {
+    return n.rfind(fraction, 0) == 0;
+  })) << fraction;
+  EXPECT_NE(dp8.launch_command.find("--tp-size 8 --dp-size 8 --enable-dp-attention"),
+            std::string::npos)
+      << dp8.launch_command;
+  in.data_parallel = 3;  // SGLang asserts tp_size % dp_size == 0
+  const Result<PlanReport> uneven = plan(in);
+  ASSERT_FALSE(uneven.ok);
+  EXPECT_EQ(uneven.error.field, "data_parallel");
+}
+
+// --dp N gives tp x pp x dp GPUs; a --gpus that says otherwise is named.
+TEST(Parallelism, DataParallelSizeCountsTheGpus) {
+  PlanInput in = with_kv_memory("llama-3.1-8b", 4 * kGiB, 2);
+  in.data_parallel = 4;
+  EXPECT_EQ(plan_ok(in).data_parallel, 4u);
+  in.gpus = 6;
+  const Result<PlanReport> wrong = plan(in);
+  ASSERT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.error.field, "data_parallel");
 }
 
 TEST(Parallelism, BadLayoutsAreRejectedWithVllmsWording) {

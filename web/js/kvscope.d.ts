@@ -58,6 +58,8 @@ export interface VllmOptions {
 
 export interface SglangOptions {
   mem_fraction_static?: number | null;
+  /** --enable-dp-attention: data_parallel attention ranks inside tensor_parallel GPUs. */
+  enable_dp_attention?: boolean | null;
   mamba_full_memory_ratio?: number | null;
   max_mamba_cache_size?: number | null;
   max_running_requests?: number | null;
@@ -132,6 +134,8 @@ export interface PlanRequest extends EstimateRequest {
   gpus?: number | null;
   tensor_parallel?: number | null;
   pipeline_parallel?: number | null;
+  /** --dp: tp x pp x dp GPUs (vLLM --data-parallel-size); SGLang with DP attention: ranks inside --tp. */
+  data_parallel?: number | null;
   max_model_len?: Tokens | null;
   /** The target: N sequences of context_tokens (default: batch); `met` in the report says whether they fit. */
   require_concurrency?: number | null;
@@ -565,6 +569,8 @@ export interface PlanReport extends EstimateReport {
     experts_over_gpus: number | null;
     /** with --enable-expert-parallel: whole experts per GPU, not a slice of each */
     whole_experts: boolean;
+    /** SGLang --enable-dp-attention: tensor_parallel is one rank's attention TP (--tp = it x data_parallel) */
+    dp_attention: boolean;
     figures: string;
     stages: Array<{
       first_layer: number;

@@ -160,7 +160,10 @@ uint64_t prefill_graph_buckets(uint64_t max_bs) {
 // cards over 60 GiB, as round((card - reserved) / card, 3).
 double card_fraction(const PlanReport& r, const ModelShape& shape, const PlanInput& in) {
   const double card = static_cast<double>(r.gpu_memory_bytes) / (1 << 20);  // MiB
-  const bool wide = in.tensor_parallel >= 4;
+  // Under DP attention the plan's TP is one rank's; SGLang's tp_size counts every GPU.
+  const uint64_t dp = in.sglang.enable_dp_attention && in.data_parallel > 1 ? in.data_parallel : 1;
+  const uint64_t tp_size = uint64_t{in.tensor_parallel} * dp;
+  const bool wide = tp_size >= 4;
   const double tier_gib = card / 1024;
   const uint64_t chunk = tier_gib < 20    ? 2048
                          : tier_gib < 60  ? 4096
@@ -175,11 +178,16 @@ double card_fraction(const PlanReport& r, const ModelShape& shape, const PlanInp
   const double prefill_graphs = in.pipeline_parallel > 1 ? 0
                                 : mla                    ? 1.5 * 1024
                                       : 8.0 * static_cast<double>(prefill_graph_buckets(chunk));
-  // Activations of max(chunk, 2048) tokens: every tier's chunk is 2048 or more.
-  double reserved = 512 + 1.5 * static_cast<double>(chunk) +
-                    static_cast<double>(in.tensor_parallel) *
-                        static_cast<double>(in.pipeline_parallel) / 8 * 1024 +
-                    2.0 * static_cast<double>(decode_bs) + prefill_graphs;
+  // DP attention pads its graphs (reserve_for_graph_mb: "DP attention needs more padding"): 3 MiB
+  // a decode batch slot per rank, 1.5 more past 300 slots.
+  const double dp_graphs =
+      dp == 1 ? 0 : static_cast<double>(decode_bs * dp) * (decode_bs > 300 ? 4.5 : 3.0);
+  // Activations of max(chunk, 2048) tokens (the chunk before DP attention divides it): every
+  // tier's chunk is 2048 or more.
+  double reserved =
+      512 + 1.5 * static_cast<double>(chunk) +
+      static_cast<double>(tp_size) * static_cast<double>(in.pipeline_parallel) / 8 * 1024 +
+      2.0 * static_cast<double>(decode_bs) + dp_graphs + prefill_graphs;
   if (card > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
   return std::round((card - reserved) / card * 1000) / 1000;
 }
@@ -447,10 +455,13 @@ LaunchCommand launch_sglang(const PlanInput& in, const PlanReport& r, std::strin
     w.push_back(std::move(flag));
   // The registered spellings (server_args.py): "--tp" works only as an argparse prefix, and
   // "--pp" is an ambiguous one (--pp-size, --pp-max-micro-batch-size, ...).
-  if (r.tensor_parallel > 1) w.insert(w.end(), {"--tp-size", std::to_string(r.tensor_parallel)});
+  // Under DP attention --tp counts every GPU of the ranks (the plan's TP is one rank's).
+  const uint64_t tp = r.tensor_parallel * (r.dp_attention ? r.data_parallel : 1);
+  if (tp > 1) w.insert(w.end(), {"--tp-size", std::to_string(tp)});
   if (r.pipeline_parallel > 1)
     w.insert(w.end(), {"--pp-size", std::to_string(r.pipeline_parallel)});
   if (r.data_parallel > 1) w.insert(w.end(), {"--dp-size", std::to_string(r.data_parallel)});
+  if (r.dp_attention) w.push_back("--enable-dp-attention");
   const SglangOptions defaults;
   if (in.sglang.max_mamba_cache_size != 0)
     w.insert(w.end(), {"--max-mamba-cache-size", std::to_string(in.sglang.max_mamba_cache_size)});

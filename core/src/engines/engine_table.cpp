@@ -167,6 +167,7 @@ EngineProfile sglang_row() {
   sglang.ssm_state_default = engines::sglang_ssm_state_default;
   sglang.sparse_mla_fp8_ds = true;
   sglang.sparse_caches = true;
+  sglang.dp_attention = true;
   sglang.default_block_size = engines::sglang_default_block_size;
   // python/sglang/srt/server_args.py --kv-cache-dtype and --quantization fp8.
   sglang.info.kv_dtype_choices = {"auto", "fp8"};

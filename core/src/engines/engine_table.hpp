@@ -58,6 +58,11 @@ struct EngineProfile {
   // them (vllm/model_executor/layers/fused_moe/config.py FusedMoEParallelConfig.make,
   // flatten_tp_across_dp); elsewhere a replica holds every expert.
   bool moe_over_data_parallel = false;
+  // SGLang's --enable-dp-attention: its --dp ranks keep attention (tp / dp GPUs each) and their own
+  // requests; experts, dense MLPs, shared experts and the head split over all --tp GPUs, the
+  // embedding whole on each (runtime_context.py derive_attn_tp_size; VocabParallelEmbedding
+  // enable_tp=not is_dp_attention_enabled(); ep_size 1 by default).
+  bool dp_attention = false;
   // Its block size when none is given (0 = unpaged), with the note saying why; null = none.
   uint64_t (*default_block_size)(const ModelShape& shape, std::string& note) = nullptr;
   // llama.cpp, Ollama: `gpus` are one server's devices (no TP/PP, no replicas), and its workload

@@ -108,7 +108,7 @@ StepEstimate finish(StepEstimate e, const HardwarePeaks& peaks) {
 
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
                          const WeightStorage& storage, uint32_t tp, uint32_t rank,
-                         const PipelineStages& stages, bool with_draft, ExpertSharding experts) {
+                         const PipelineStages& stages, bool with_draft, ModuleSharding sharding) {
   using R = Result<GpuLoad>;
   Result<ModelShape> gpu_shape = shard_shape(shape, tp, rank, stages);
   if (!gpu_shape.ok) return R::failure(gpu_shape.error);
@@ -125,9 +125,9 @@ Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor
   const Result<ParameterCount> params =
       count_parameters(held, shape.moe.num_experts, shape.moe.experts_per_token);
   if (!params.ok) return R::failure(params.error);
-  const Result<WeightBytes> bytes = weight_bytes(held, storage, tp, experts);
+  const Result<WeightBytes> bytes = weight_bytes(held, storage, tp, sharding);
   if (!bytes.ok) return R::failure(bytes.error);
-  const uint32_t groups = experts.ranks > tp ? experts.ranks / tp : 1;
+  const uint32_t groups = sharding.ranks > tp ? sharding.ranks / tp : 1;
   return R::success(GpuLoad{std::move(gpu_shape.value), params.value, bytes.value, tp, groups});
 }
 

@@ -221,7 +221,7 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
 
 Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
                                  const WeightStorage& storage, uint32_t tp,
-                                 ExpertSharding experts) {
+                                 ModuleSharding sharding) {
   using R = Result<WeightBytes>;
   if (tp == 0)
     return R::failure(make_error(kInvalidValue, "tensor_parallel", "must be at least 1"));
@@ -235,10 +235,17 @@ Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
     if (t.tied) continue;  // stored with the embedding
     const uint32_t count = std::max<uint32_t>(1, t.layer_count);
     // vLLM splits each tensor over the TP ranks unless it is replicated or has fewer heads; routed
-    // experts over experts.ranks, as slices or (whole) as ceil(experts / ranks) of them.
-    const bool routed = t.module == ModuleClass::kRoutedExperts && experts.ranks != 0;
-    const uint64_t ways = routed ? experts.ranks : tp;
-    const bool whole = routed && experts.whole && t.copies > 1;
+    // experts over sharding.ranks, as slices or (whole) as ceil(experts / ranks) of them.
+    const bool routed = t.module == ModuleClass::kRoutedExperts && sharding.ranks != 0;
+    const bool dense = sharding.dense_ranks != 0 &&
+                       (t.module == ModuleClass::kMlp || t.module == ModuleClass::kSharedExperts ||
+                        t.module == ModuleClass::kLmHead);
+    const uint64_t ways = routed  ? sharding.ranks
+                          : dense ? sharding.dense_ranks
+                          : sharding.replicated_embedding && t.module == ModuleClass::kEmbedding
+                              ? 1
+                              : tp;
+    const bool whole = routed && sharding.whole && t.copies > 1;
     const uint64_t copies = whole ? ceil_div(t.copies, ways) : t.copies;
     const uint64_t shards = whole                  ? 1
                             : t.max_tp_shards == 0 ? ways

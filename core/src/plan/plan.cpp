@@ -40,16 +40,18 @@ Result<PlanMemo::Entry*> remembered(const EstimateInput& model, PlanMemo& memo) 
 Result<GpuLoad> remembered_load(PlanMemo::Entry& known, const PlanInput& in,
                                 const ModelShape& shape, const WeightStorage& weights,
                                 uint32_t rank, const PipelineStages& stages, bool with_draft,
-                                ExpertSharding experts) {
+                                ModuleSharding sharding) {
   std::string cut = in.weight_dtype + '|' + shape.ssm_state_dtype + '|' +
                     std::to_string(in.tensor_parallel) + '|' + std::to_string(rank) + '|' +
                     std::to_string(stages.count) + (with_draft ? "|draft" : "") + '|' +
-                    std::to_string(experts.ranks) + (experts.whole ? "w" : "");
+                    std::to_string(sharding.ranks) + (sharding.whole ? "w" : "") + '|' +
+                    std::to_string(sharding.dense_ranks) +
+                    (sharding.replicated_embedding ? "e" : "");
   for (uint32_t layers : stages.partition) cut += ',' + std::to_string(layers);
   for (const auto& [key, load] : known.loads)
     if (key == cut) return Result<GpuLoad>::success(load);
   Result<GpuLoad> load = gpu_load(shape, known.tensors, weights, in.tensor_parallel, rank, stages,
-                                  with_draft, experts);
+                                  with_draft, sharding);
   if (load.ok) known.loads.emplace_back(cut, load.value);
   return load;
 }
@@ -192,15 +194,51 @@ Result<bool> settle_context(const EngineProfile& engine, const PlanInput& in, Pl
   return Result<bool>::success(true);
 }
 
-// Where a MoE model's routed experts go: over the tp x dp GPUs of an engine whose data-parallel
-// ranks share its MoE layers (vLLM), whole with --enable-expert-parallel; else the TP split.
-ExpertSharding expert_sharding(const EngineProfile& engine, const PlanInput& in,
+// What the data-parallel ranks share: under SGLang's DP attention all but attention and the
+// embedding, over every GPU; under vLLM a MoE model's experts, over the tp x dp GPUs, whole with
+// --enable-expert-parallel; elsewhere nothing (a replica holds its own).
+ModuleSharding module_sharding(const EngineProfile& engine, const PlanInput& in,
                                const ModelShape& shape, uint64_t data_parallel) {
-  if (!engine.moe_over_data_parallel || shape.moe.num_experts == 0) return {};
-  const uint64_t ranks = uint64_t{in.tensor_parallel} * data_parallel;
-  if (ranks <= 1) return {};
-  return ExpertSharding{static_cast<uint32_t>(std::min<uint64_t>(ranks, UINT32_MAX)),
-                        in.vllm.enable_expert_parallel};
+  const uint32_t all = static_cast<uint32_t>(
+      std::min<uint64_t>(uint64_t{in.tensor_parallel} * data_parallel, UINT32_MAX));
+  const bool moe = shape.moe.num_experts != 0;
+  if (engine.dp_attention && in.sglang.enable_dp_attention && data_parallel > 1)
+    return ModuleSharding{moe ? all : 0, false, all, true};
+  if (!engine.moe_over_data_parallel || !moe || all <= 1) return {};
+  return ModuleSharding{all, in.vllm.enable_expert_parallel};
+}
+
+// --dp N: vLLM's --data-parallel-size (tp x pp x dp GPUs) and SGLang's --dp-size; with SGLang's
+// DP attention the N ranks split --tp, each of tp / N GPUs (runtime_context.py
+// derive_attn_tp_size; parallel_hook.py handle_data_parallelism asserts tp_size % dp_size == 0):
+// planned as N ranks of attention TP tp / N.
+Result<bool> settle_data_parallel(const EngineProfile& engine, PlanInput& in) {
+  using RB = Result<bool>;
+  const uint64_t dp = in.data_parallel, tp = in.tensor_parallel, pp = in.pipeline_parallel;
+  if (dp == 0) return RB::success(true);
+  if (engine.one_server_devices) {
+    return RB::failure(make_error(kInvalidValue, "data_parallel",
+                                  std::string(engine.info.label) +
+                                      " runs one server over its devices: give --gpus, not --dp"));
+  }
+  const bool attention = engine.dp_attention && in.sglang.enable_dp_attention;
+  if (attention && tp % dp != 0) {
+    return RB::failure(make_error(kInvalidValue, "data_parallel",
+                                  "SGLang's DP attention splits --tp " + std::to_string(tp) +
+                                      " into --dp ranks: tp_size % dp_size must be 0, got dp " +
+                                      std::to_string(dp)));
+  }
+  const uint64_t gpus = attention ? tp * pp : tp * pp * dp;
+  if (in.gpus != 0 && in.gpus != gpus) {
+    return RB::failure(make_error(
+        kInvalidValue, "data_parallel",
+        "--dp " + std::to_string(dp) + " with tp " + std::to_string(tp) + " x pp " +
+            std::to_string(pp) + (attention ? " (DP attention inside --tp)" : "") + " is " +
+            std::to_string(gpus) + " GPUs, but --gpus is " + std::to_string(in.gpus)));
+  }
+  in.gpus = gpus;
+  if (attention) in.tensor_parallel = static_cast<uint32_t>(tp / dp);
+  return RB::success(true);
 }
 
 // The engine run on one GPU of each pipeline stage: the tightest stage's report, every stage's
@@ -220,9 +258,10 @@ Result<bool> run_stages(const EngineProfile& engine, const PlanInput& in, const 
   const Result<PipelineStages> stages =
       pipeline_stages(in.pipeline_parallel, in.pp_layer_partition, shape.layers.size());
   if (!stages.ok) return RR::failure(stages.error);
-  const ExpertSharding experts = expert_sharding(engine, in, shape, r.data_parallel);
+  const ModuleSharding experts = module_sharding(engine, in, shape, r.data_parallel);
   r.expert_gpus = experts.ranks > in.tensor_parallel ? experts.ranks : 0;
   r.whole_experts = experts.whole;
+  r.dp_attention = experts.replicated_embedding;
   for (uint32_t rank = 0; rank < in.pipeline_parallel; ++rank) {
     Result<GpuLoad> load =
         remembered_load(*m.known, in, shape, r.weights, rank, stages.value, m.with_draft, experts);
@@ -361,10 +400,14 @@ Result<PlanState> plan_state(const PlanInput& given, PlanMemo* memo) {
       *find_engine_profile(given.engine);  // validate_plan_input() found it
   // The engine's settings that stand for the request's fields, on a copy only for such engines.
   std::optional<PlanInput> with_options;
-  if (engine.request_options != nullptr) {
+  if (engine.request_options != nullptr || given.data_parallel != 0) {
     with_options.emplace(given);
-    if (const Result<bool> set = engine.request_options(*with_options); !set.ok)
-      return RS::failure(set.error);
+    if (engine.request_options != nullptr) {
+      if (const Result<bool> set = engine.request_options(*with_options); !set.ok)
+        return RS::failure(set.error);
+    }
+    if (const Result<bool> dp = settle_data_parallel(engine, *with_options); !dp.ok)
+      return RS::failure(dp.error);
   }
   const PlanInput& in = with_options ? *with_options : given;
   PlanMemo own;  // without a caller's memo, this plan's alone

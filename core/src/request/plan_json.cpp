@@ -127,6 +127,7 @@ void write_parallelism(JsonWriter& w, const PlanReport& p) {
   w.field("gpus", uint64_t{p.tensor_parallel} * p.pipeline_parallel * p.data_parallel);
   w.field_or_null("experts_over_gpus", p.expert_gpus != 0, p.expert_gpus);
   w.field("whole_experts", p.whole_experts);
+  w.field("dp_attention", p.dp_attention);
   w.field("figures", "per GPU of the tightest pipeline stage; totals below");
   w.key("stages").begin_array();
   for (const PlanStage& st : p.stages) {

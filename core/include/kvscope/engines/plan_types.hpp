@@ -52,6 +52,9 @@ struct SglangOptions {
   bool disable_radix_cache = false;
   double swa_full_tokens_ratio = 0.8;  // hybrid SWA pool: sliding tokens per full token
   bool disable_hybrid_swa_memory = false;
+  // --enable-dp-attention: --dp attention ranks inside --tp, each of tp / dp GPUs with its own
+  // requests; experts, dense MLPs and the head stay split over all --tp GPUs.
+  bool enable_dp_attention = false;
 };
 
 // KvCacheConfig (tensorrt_llm/llmapi/llm_args.py): the KV cache gets the smallest of its caps.
@@ -107,6 +110,8 @@ struct PlanInput {
   std::string engine_version;  // a version id or release of the engine; empty = its current
   uint32_t tensor_parallel = 1;          // GPUs one layer is split over
   uint32_t pipeline_parallel = 1;        // stages the layers are split into
+  uint64_t data_parallel =
+      0;  // --dp: replicas (vLLM's ranks), or SGLang's DP attention ranks; 0 = from gpus
   std::vector<double> pp_layer_partition;  // layers per stage (VLLM_PP_LAYER_PARTITION); empty = even
   uint64_t gpus = 0;               // GPUs of this kind; 0 = tp x pp (more = data-parallel replicas)
   uint64_t max_model_len = 0;      // 0 = the engine's default for the model
@@ -326,6 +331,7 @@ struct PlanReport {
   // 0 when a replica holds its own experts; whole experts (--enable-expert-parallel), not slices.
   uint64_t expert_gpus = 0;
   bool whole_experts = false;
+  bool dp_attention = false;  // SGLang's: attention per rank; experts, MLPs and head over all GPUs
   std::vector<PlanStage> stages;
   uint64_t total_weights_bytes = 0;
   uint64_t total_kv_pool_bytes = 0;

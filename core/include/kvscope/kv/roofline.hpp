@@ -31,11 +31,11 @@ struct GpuLoad {
 
 // One GPU of stage `rank` of `stages` at tensor-parallel size `tp`, its weights in `storage`;
 // with `with_draft` the last stage also holds the MTP layers (their weights and their caches);
-// routed experts spread as `experts` says.
+// modules split as `sharding` says.
 Result<GpuLoad> gpu_load(const ModelShape& shape, const std::vector<WeightTensor>& tensors,
                          const WeightStorage& storage, uint32_t tp, uint32_t rank,
                          const PipelineStages& stages, bool with_draft = false,
-                         ExpertSharding experts = {});
+                         ModuleSharding sharding = {});
 
 struct StepEstimate {
   double weight_bytes = 0;  // weights read (MoE: the experts the batch routes to)

@@ -81,20 +81,24 @@ std::vector<WeightTensor> stage_tensors(const std::vector<WeightTensor>& tensors
                                         size_t layer_count, uint32_t rank,
                                         const PipelineStages& stages, bool with_draft);
 
-// How routed experts spread over GPUs: vLLM flattens a MoE layer's tensor parallelism across its
-// data-parallel ranks (FusedMoEParallelConfig.make, flatten_tp_across_dp), so `ranks` = tp x dp;
-// `whole` (--enable-expert-parallel) gives each GPU whole experts instead of a slice of each.
-struct ExpertSharding {
-  uint32_t ranks = 0;  // GPUs the experts spread over; 0 = the tensor-parallel size
-  bool whole = false;
+// Modules split over other GPUs than attention's tensor-parallel group, when data-parallel ranks
+// share them: vLLM flattens a MoE layer's tensor parallelism across its data-parallel ranks
+// (FusedMoEParallelConfig.make, flatten_tp_across_dp), so its experts spread over tp x dp GPUs,
+// whole with --enable-expert-parallel; SGLang's DP attention keeps only attention per rank, its
+// dense MLPs, shared experts and head over all --tp GPUs and its embedding whole on each.
+struct ModuleSharding {
+  uint32_t ranks = 0;        // GPUs the routed experts spread over; 0 = the tensor-parallel size
+  bool whole = false;        // whole experts per GPU, not a slice of each
+  uint32_t dense_ranks = 0;  // GPUs dense MLPs, shared experts and the head split over; 0 = tp
+  bool replicated_embedding = false;
 };
 
 // Bytes of `tensors` in `storage`'s formats on one GPU of tensor-parallel size `tp`: each tensor
-// divided as vLLM shards it (replicated ones whole, KV projections at most once per head), routed
-// experts as `experts` says (the fullest GPU's share of whole experts).
+// divided as vLLM shards it (replicated ones whole, KV projections at most once per head), the
+// modules data-parallel ranks share as `sharding` says (whole experts: the fullest GPU's share).
 Result<WeightBytes> weight_bytes(const std::vector<WeightTensor>& tensors,
                                  const WeightStorage& storage, uint32_t tp = 1,
-                                 ExpertSharding experts = {});
+                                 ModuleSharding sharding = {});
 
 // Bytes of each decoder layer's tensors (draft layers excluded), and of what comes before (the
 // embedding) and after them (final norm and head): how llama.cpp places a model over devices.
