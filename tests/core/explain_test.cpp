@@ -197,6 +197,27 @@ TEST(Explain, Qwen36HybridsWithPrefixCachingUnderVllm023And024) {
   }
 }
 
+// The layout a log's arguments name, in the formats vLLM and SGLang print them (lines made for the
+// test in those formats, not copied from a run): data-parallel ranks sharing a MoE model's experts,
+// and SGLang's DP attention, planned per rank as each rank prints its figures.
+TEST(Explain, ReadsDataParallelLayoutsFromTheArguments) {
+  const Result<ExplainReport> vllm = explain(
+      "INFO 11-06 10:51:40 [utils.py:253] non-default args: {'model': 'deepseek-ai/DeepSeek-V3', "
+      "'max_model_len': 131072, 'data_parallel_size': 8, 'enable_expert_parallel': True}\n",
+      with_model("deepseek-v3"));
+  ASSERT_TRUE(vllm.ok) << vllm.error.message;
+  EXPECT_EQ(vllm.value.plan.data_parallel, 8u);
+  EXPECT_TRUE(vllm.value.plan.vllm.enable_expert_parallel);
+  const Result<ExplainReport> sglang = explain(
+      "[2025-06-10 14:09:30] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', "
+      "tp_size=8, dp_size=8, enable_dp_attention=True, kv_cache_dtype='auto')\n",
+      with_model("deepseek-v3"));
+  ASSERT_TRUE(sglang.ok) << sglang.error.message;
+  EXPECT_EQ(sglang.value.plan.data_parallel, 8u);
+  EXPECT_TRUE(sglang.value.plan.sglang.enable_dp_attention);
+  EXPECT_EQ(sglang.value.plan.tensor_parallel, 8u);
+}
+
 TEST(Explain, V0BlocksMatchWithinThePrintedBudgetsRounding) {
   PlanInput in = with_model("llama-3.1-8b");
   in.max_model_len = 20000;

@@ -233,10 +233,19 @@ void read_pool_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
   uint64_t n = 0;
   if (count_of(log.argument("tp_size"), n) && n > 0 && n <= 65536)
     in.tensor_parallel = static_cast<uint32_t>(n);
+  // SGLang's DP attention: its printed pools are one GPU's, of one rank's requests.
+  if (const std::string* on = log.argument("enable_dp_attention");
+      on != nullptr && *on == "True" && count_of(log.argument("dp_size"), n) && n > 1 &&
+      n <= 65536) {
+    in.sglang.enable_dp_attention = true;
+    in.data_parallel = n;
+  }
   if (const std::string* kv = log.argument("kv_cache_dtype"); kv != nullptr && *kv != "auto")
     in.model.kv_dtype = *kv;
   if (const PrintedFigure* c = log.figure("sglang_context_len")) in.max_model_len = static_cast<uint64_t>(c->value);
   r.arguments = {{"tensor_parallel", std::to_string(in.tensor_parallel)}, {"kv_cache_dtype", in.model.kv_dtype}};
+  if (in.sglang.enable_dp_attention)
+    r.arguments.emplace_back("dp_size", std::to_string(in.data_parallel));
 }
 
 // SGLang's DeepSeek-V4 pools: the bytes of a full token, the ratio-128 state of the request

@@ -51,6 +51,11 @@ void read_vllm_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
     in.tensor_parallel = static_cast<uint32_t>(n);
   if (count_of(log.argument("pipeline_parallel_size"), n) && n > 0 && n <= 65536)
     in.pipeline_parallel = static_cast<uint32_t>(n);
+  // Each data-parallel rank prints its own figures, of the GPUs a MoE model's experts spread over.
+  if (count_of(log.argument("data_parallel_size"), n) && n > 1 && n <= 65536) in.data_parallel = n;
+  if (const std::string* on = log.argument("enable_expert_parallel");
+      on != nullptr && *on == "True")
+    in.vllm.enable_expert_parallel = true;
   if (count_of(log.argument("max_seq_len"), n) || count_of(log.argument("max_model_len"), n))
     in.max_model_len = n;
   // "Maximum concurrency for N tokens per request" is max_model_len.
@@ -83,6 +88,8 @@ void read_vllm_arguments(const LogReading& log, PlanInput& in, ExplainReport& r)
   for (const auto& [key, value] : {std::pair{"tensor_parallel_size", in.tensor_parallel},
                                    std::pair{"pipeline_parallel_size", in.pipeline_parallel}})
     r.arguments.emplace_back(key, std::to_string(value));
+  if (in.data_parallel > 1)
+    r.arguments.emplace_back("data_parallel_size", std::to_string(in.data_parallel));
   r.arguments.emplace_back("max_model_len", in.max_model_len == 0 ? "derived" : std::to_string(in.max_model_len));
   r.arguments.emplace_back("kv_cache_dtype", in.model.kv_dtype);
   r.arguments.emplace_back("gpu_memory_utilization", shortest_decimal(in.vllm.gpu_memory_utilization));
