@@ -297,6 +297,9 @@ PlanInput read_plan_input(FieldReader& in) {
   p.sglang.max_running_requests = in.u64();
   p.sglang.disable_radix_cache = in.flag();
   p.require_concurrency = in.flag() ? in.u64() : 0;
+  p.data_parallel = in.flag() ? in.u64() : 0;  // data-parallel ranks: replicas or shared modules
+  p.vllm.enable_expert_parallel = in.flag();
+  p.sglang.enable_dp_attention = in.flag();
   return p;
 }
 

@@ -228,7 +228,11 @@ Result<bool> settle_data_parallel(const EngineProfile& engine, PlanInput& in) {
                                       " into --dp ranks: tp_size % dp_size must be 0, got dp " +
                                       std::to_string(dp)));
   }
-  const uint64_t gpus = attention ? tp * pp : tp * pp * dp;
+  const CheckedU64 all = CheckedU64(tp) * pp * (attention ? 1 : dp);
+  if (all.overflowed()) {
+    return RB::failure(make_error(kOutOfRange, "data_parallel", "tp x pp x dp GPUs exceed 2^64-1"));
+  }
+  const uint64_t gpus = all.value();
   if (in.gpus != 0 && in.gpus != gpus) {
     return RB::failure(make_error(
         kInvalidValue, "data_parallel",
