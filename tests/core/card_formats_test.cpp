@@ -70,5 +70,30 @@ TEST(CardFormats, SglangCardsAndFloors) {
   EXPECT_TRUE(plan(on("qwen3-8b-fp8", "a100-sxm-80gb", "sglang")).ok);
 }
 
+// TensorRT-LLM 1.x builds for Ampere and newer only.
+TEST(CardFormats, TensorRtLlmFromAmpere) {
+  for (const char* gpu : {"t4", "v100-sxm2-32gb"}) {
+    const Error e = refusal(on("qwen3-8b", gpu, "tensorrt-llm"));
+    EXPECT_EQ(e.field, "gpu") << gpu;
+    EXPECT_NE(e.message.find("TensorRT-LLM 1.x supports Ampere and newer GPUs"), std::string::npos);
+  }
+  EXPECT_TRUE(plan(on("qwen3-8b", "a100-sxm-80gb", "tensorrt-llm")).ok);
+}
+
+// A bf16 checkpoint on a card without bf16 runs in fp16 under vLLM and SGLang, and says so.
+TEST(CardFormats, Bf16CheckpointsRunInFp16BelowAmpere) {
+  const auto says_fp16 = [](const PlanInput& in) {
+    const Result<PlanReport> r = plan(in);
+    EXPECT_TRUE(r.ok) << r.error.message;
+    for (const std::string& n : r.value.notes)
+      if (n.find("has no bf16") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(says_fp16(on("qwen3-8b", "t4")));  // Qwen3's torch_dtype is bfloat16
+  EXPECT_TRUE(says_fp16(on("qwen3-8b", "t4", "sglang")));
+  EXPECT_FALSE(says_fp16(on("qwen3-8b", "a100-sxm-80gb")));
+  EXPECT_FALSE(says_fp16(on("llama-2-7b", "t4")));  // float16 as stored
+}
+
 }  // namespace
 }  // namespace kvscope

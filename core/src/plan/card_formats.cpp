@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "kvscope/kv/estimate.hpp"
 #include "kvscope/model/catalog.hpp"
 
 namespace kvscope {
@@ -62,6 +63,14 @@ Result<bool> runs_model(const EngineProfile& engine, const ModelShape& shape, co
                         int cc) {
   using R = Result<bool>;
   const bool vllm = engine.info.id == "vllm";
+  // TensorRT-LLM 1.x builds for Ampere and newer (its support matrix): Volta left with 0.15 (PR
+  // #2389), Turing with 0.14 (NVIDIA/TensorRT-LLM issue #2620).
+  if (engine.info.id == "tensorrt-llm" && cc != 0 && cc < 80) {
+    return R::failure(make_error(kUnsupported, "gpu",
+                                 "TensorRT-LLM 1.x supports Ampere and newer GPUs, not the " +
+                                     gpu.name + " (compute capability " + gpu.compute_capability +
+                                     ")"));
+  }
   if (!vllm && engine.info.id != "sglang") return R::success(true);
   // maybe_downgrade_dtype_for_legacy_gpu (model_runner_components/load_model_utils.py).
   if (!vllm && cc != 0 && cc < 75)
@@ -113,13 +122,23 @@ Result<bool> runs_formats(const EngineProfile& engine, const ModelShape& shape, 
 
 }  // namespace
 
-Result<bool> card_runs(const EngineProfile& engine, const ModelShape& shape, const PlanReport& r) {
+Result<bool> card_runs(const EngineProfile& engine, const ModelShape& shape, PlanReport& r) {
   if (r.gpu_id.empty()) return Result<bool>::success(true);
   const Result<GpuEntry> gpu = find_gpu(r.gpu_id);
   if (!gpu.ok) return Result<bool>::success(true);
   const int cc = capability(gpu.value);
   const Result<bool> model = runs_model(engine, shape, gpu.value, cc);
-  return model.ok ? runs_formats(engine, shape, r, gpu.value, cc) : model;
+  if (!model.ok) return model;
+  // A bf16 checkpoint on a card without bf16: vLLM falls back to fp16 (PR #17265,
+  // ModelConfig._resolve_auto_dtype), SGLang forces it (maybe_downgrade_dtype_for_legacy_gpu),
+  // the cache with it: the same bytes.
+  const bool engine_casts = engine.info.id == "vllm" || engine.info.id == "sglang";
+  if (engine_casts && cc != 0 && cc < 80 && serving_dtype(shape) == "bf16") {
+    r.notes.push_back(gpu.value.name + " (compute capability " + gpu.value.compute_capability +
+                      ") has no bf16: " + std::string(engine.info.label) +
+                      " serves this bf16 checkpoint and its cache in fp16, the same bytes");
+  }
+  return runs_formats(engine, shape, r, gpu.value, cc);
 }
 
 }  // namespace kvscope

@@ -9,6 +9,7 @@
 
 namespace kvscope {
 
-Result<bool> card_runs(const EngineProfile& engine, const ModelShape& shape, const PlanReport& r);
+// A card that casts the checkpoint's dtype (bf16 on a card without it) adds a note to `r`.
+Result<bool> card_runs(const EngineProfile& engine, const ModelShape& shape, PlanReport& r);
 
 }  // namespace kvscope
