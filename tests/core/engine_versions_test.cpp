@@ -35,7 +35,7 @@ std::string resolved(std::string_view engine, std::string_view given) {
 
 TEST(EngineVersions, ReleasesResolveToTheLineThatCountsThem) {
   // {engine, given, the line it resolves to}; "" is the newest line, the default.
-  const std::array<std::array<const char*, 3>, 18> cases = {{
+  const std::array<std::array<const char*, 3>, 19> cases = {{
       {"vllm", "", "0.29"},
       {"vllm", "0.31.0", "0.29"},
       {"vllm", "0.28.0", "0.28"},
@@ -50,6 +50,7 @@ TEST(EngineVersions, ReleasesResolveToTheLineThatCountsThem) {
       {"vllm", "0.7.3", "0.7"},
       {"vllm", "v0", "v0"},
       {"vllm", "banana", "error: engine_version"},
+      {"vllm", "8570.10.1", "error: engine_version"},  // past any int: found by fuzz_explain
       {"llama.cpp", "2025", "2025"},
       {"llama.cpp", "0.1", "error: engine_version"},
       {"plain", "", ""},

@@ -28,7 +28,9 @@ int release_number(std::string_view text, bool* patch_given = nullptr) {
     ++i;
   }
   if (patch_given != nullptr) *patch_given = part == 3;
-  return part < 2 ? -1 : (parts[0] * 1000 + parts[1]) * 1000 + parts[2];
+  // A major past 2147 (no engine's) is not a release kvscope knows: -1, never an overflow.
+  const int64_t n = (int64_t{parts[0]} * 1000 + parts[1]) * 1000 + parts[2];
+  return part < 2 || n > INT32_MAX ? -1 : static_cast<int>(n);
 }
 
 // Whether "0.10-0.13, 0.16-" covers release `n`; a bound without a patch covers all of them.
