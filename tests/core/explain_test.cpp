@@ -201,21 +201,22 @@ TEST(Explain, Qwen36HybridsWithPrefixCachingUnderVllm023And024) {
 // test in those formats, not copied from a run): data-parallel ranks sharing a MoE model's experts,
 // and SGLang's DP attention, planned per rank as each rank prints its figures.
 TEST(Explain, ReadsDataParallelLayoutsFromTheArguments) {
-  const Result<ExplainReport> vllm = explain(
+  const auto planned_from = [](const char* log) {
+    const Result<ExplainReport> r = explain(log, with_model("deepseek-v3"));
+    EXPECT_TRUE(r.ok) << r.error.message;
+    return r.value.plan;
+  };
+  const PlanInput vllm = planned_from(
       "INFO 11-06 10:51:40 [utils.py:253] non-default args: {'model': 'deepseek-ai/DeepSeek-V3', "
-      "'max_model_len': 131072, 'data_parallel_size': 8, 'enable_expert_parallel': True}\n",
-      with_model("deepseek-v3"));
-  ASSERT_TRUE(vllm.ok) << vllm.error.message;
-  EXPECT_EQ(vllm.value.plan.data_parallel, 8u);
-  EXPECT_TRUE(vllm.value.plan.vllm.enable_expert_parallel);
-  const Result<ExplainReport> sglang = explain(
+      "'max_model_len': 131072, 'data_parallel_size': 8, 'enable_expert_parallel': True}\n");
+  EXPECT_EQ(vllm.data_parallel, 8u);
+  EXPECT_TRUE(vllm.vllm.enable_expert_parallel);
+  const PlanInput sglang = planned_from(
       "[2025-06-10 14:09:30] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', "
-      "tp_size=8, dp_size=8, enable_dp_attention=True, kv_cache_dtype='auto')\n",
-      with_model("deepseek-v3"));
-  ASSERT_TRUE(sglang.ok) << sglang.error.message;
-  EXPECT_EQ(sglang.value.plan.data_parallel, 8u);
-  EXPECT_TRUE(sglang.value.plan.sglang.enable_dp_attention);
-  EXPECT_EQ(sglang.value.plan.tensor_parallel, 8u);
+      "tp_size=8, dp_size=8, enable_dp_attention=True, kv_cache_dtype='auto')\n");
+  EXPECT_EQ(sglang.data_parallel, 8u);
+  EXPECT_TRUE(sglang.sglang.enable_dp_attention);
+  EXPECT_EQ(sglang.tensor_parallel, 8u);
 }
 
 TEST(Explain, V0BlocksMatchWithinThePrintedBudgetsRounding) {

@@ -59,10 +59,10 @@ export function writeControls() {
   for (const label of document.querySelectorAll('label[data-knob]')) {
     /** @type {HTMLElement} */ (label).hidden = !knobs.includes($(label.getAttribute('for')).dataset.field);
   }
+  const entry = s.config ? null : page.catalog.models.find((x) => x.id === s.model);
   $('model-source').textContent = s.config
     ? `Using ${s.config_name || 'a pasted config.json'} (${commas(s.config.length)} characters).`
-    : sourceOf(s.model, s.serve_base);
-  const entry = s.config ? null : catalogueEntry(s.model);
+    : sourceOf(entry, s.serve_base);
   $('serve-base-field').hidden = !entry || entry.serve_id === entry.hf_id;
   $('base-id').textContent = entry?.hf_id ?? '';
   $('index-source').textContent = s.checkpoint_bytes > 0
@@ -126,11 +126,9 @@ function catalogueModel(spelling) {
   }
 }
 
-const catalogueEntry = (id) => page.catalog.models.find((x) => x.id === id);
-
-// Where the config was read, and which checkpoint launch commands serve when it is not its own.
-function sourceOf(id, serveBase) {
-  const m = catalogueEntry(id);
+// Where a catalogue entry's config was read, and which checkpoint launch commands serve when it
+// is not its own.
+function sourceOf(m, serveBase) {
   if (!m) return '';
   const served = serveBase || m.serve_id === m.hf_id ? '' : ` Launch commands serve its chat checkpoint, ${m.serve_id}.`;
   return `${m.name}: config from ${m.source}.${served}`;
