@@ -14,7 +14,7 @@ seconds="${FUZZ_SECONDS:-60}"
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON \
   -DKVSCOPE_WARNINGS_AS_ERRORS=ON -DKVBENCH_CUDA=OFF >/dev/null
 cmake --build build/fuzz -j "$(nproc)"
-for target in config_import cli plan request explain decimal; do
+for target in config_import cli plan request explain decimal check; do
   work="$(mktemp -d)"
   seeds=("tests/fuzz/corpus/$target")
   if [ "$target" = config_import ]; then seeds+=(tests/data/configs tests/data/real-configs); fi

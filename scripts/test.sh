@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up, build and run every test: native (GoogleTest, CLI, validation, kvbench, benchmark
-# smoke), the core under WebAssembly, the JS API under node, the page in headless Chromium, the
+# smoke), the core under WebAssembly, the JS API under node, the npm package installed from its
+# tarball, the page in headless Chromium, the
 # native tests again under AddressSanitizer + UBSan, and each fuzzer for FUZZ_SECONDS (60).
 # This is the README's test command and what CI runs.
 set -euo pipefail
@@ -10,7 +11,10 @@ scripts/build-native.sh
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
-# The JS API against the CLI's JSON, then the page in Chromium (screenshots: build-artifacts/).
-node --test tests/wasm/ tests/browser/
+# The npm package packed (build/npm/kvscope-<version>.tgz) and installed as a user would.
+scripts/pack-npm.sh
+# The JS API against the CLI's JSON, the package, then the page in Chromium (screenshots:
+# build-artifacts/).
+node --test tests/wasm/ tests/npm/ tests/browser/
 scripts/test-sanitizers.sh
 scripts/fuzz.sh

@@ -53,6 +53,11 @@ int print_text_answer(const Request& r, std::ostream& out, std::ostream& err) {
       const int status = print_text(s, r, print_solve, out, err);
       return status == 0 && !s.value.met ? 1 : status;
     }
+    case Command::kCheck: {
+      const Result<CheckReport> c = check_request_launch(r);
+      const int status = print_text(c, r, print_check, out, err);
+      return status == 0 && !c.value.starts ? 1 : status;  // a gate for scripts and CI
+    }
     case Command::kModels:
     case Command::kGpus:
     case Command::kDtypes:

@@ -5,11 +5,12 @@
 #include <ostream>
 #include <string>
 
-#include "kvscope/kv/estimate.hpp"
 #include "kvscope/explain/explain.hpp"
+#include "kvscope/kv/estimate.hpp"
 #include "kvscope/plan/plan.hpp"
-#include "kvscope/solve/solve.hpp"
 #include "kvscope/plan/sweeps.hpp"
+#include "kvscope/request/check.hpp"
+#include "kvscope/solve/solve.hpp"
 
 namespace kvscope::cli {
 
@@ -18,6 +19,7 @@ void print_plan(const PlanReport& p, std::ostream& out);
 void print_sweeps(const Sweeps& s, std::ostream& out);
 void print_solve(const SolveReport& r, std::ostream& out);      // text_solve.cpp
 void print_explain(const ExplainReport& r, std::ostream& out);  // text_explain.cpp
+void print_check(const CheckReport& r, std::ostream& out);      // text_check.cpp
 // `kvscope models`, `gpus` or `dtypes` as a table.
 void print_catalogue(const std::string& which, std::ostream& out);
 

@@ -41,12 +41,12 @@ const loading = { sizing: null, full: null };
  * Loads a module once (later calls share it) and resolves to its client: the sizing commands, or
  * with `full` also solve and explain (a larger module, fetched the first time it is asked for).
  * @overload
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full?: false}} [init] node passes the .wasm bytes
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full?: false}} [init] the .wasm bytes, if at hand
  * @returns {Promise<Kvscope>}
  */
 /**
  * @overload
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full: true}} init node passes the full .wasm's bytes
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, full: true}} init the full .wasm's bytes, if at hand
  * @returns {Promise<KvscopeFull>}
  */
 /**
@@ -70,14 +70,21 @@ export function loadKvscope(init = {}) {
 
 /**
  * The kind's .wasm, compiled as it downloads, or from the whole file where the server does not
- * send it as application/wasm (which streaming compilation requires); null if it cannot be
- * fetched or compiled: the glue then tries itself and reports why.
+ * send it as application/wasm (which streaming compilation requires); under node (the npm
+ * package), read from disk beside this file, as node's fetch reads no file: URL; null if it cannot
+ * be fetched or compiled: the glue then tries itself and reports why.
  * @param {'sizing'|'full'} kind
  * @returns {Promise<WebAssembly.Module|null>}
  */
 async function compileModule(kind) {
   try {
-    const response = await fetch(moduleUrls[kind].href.replace(/\.mjs$/, '.wasm'), { credentials: 'same-origin' });
+    const url = new URL(moduleUrls[kind].href.replace(/\.mjs$/, '.wasm'));
+    if (url.protocol === 'file:') {
+      const fsModule = 'node:fs/promises';  // not a literal: the page's bundles leave it alone
+      const { readFile } = await import(fsModule);
+      return await WebAssembly.compile(await readFile(url));
+    }
+    const response = await fetch(url.href, { credentials: 'same-origin' });
     if (!response.ok) return null;
     return /^application\/wasm\b/.test(response.headers.get('content-type') ?? '')
       ? await WebAssembly.compileStreaming(response) : await WebAssembly.compile(await response.arrayBuffer());
@@ -127,19 +134,19 @@ export class Kvscope {
     this.dead = false;
   }
 
-  /** @param {import('./kvscope').EstimateRequest} request @returns {import('./kvscope').EstimateReport} */
+  /** @param {import('./kvscope.js').EstimateRequest} request @returns {import('./kvscope.js').EstimateReport} */
   estimate(request) { return this.call('estimate', request); }
-  /** @param {import('./kvscope').PlanRequest} request @returns {import('./kvscope').PlanReport} */
+  /** @param {import('./kvscope.js').PlanRequest} request @returns {import('./kvscope.js').PlanReport} */
   plan(request) { return this.call('plan', request); }
-  /** @param {import('./kvscope').SweepRequest} request @returns {import('./kvscope').SweepsReport} */
+  /** @param {import('./kvscope.js').SweepRequest} request @returns {import('./kvscope.js').SweepsReport} */
   sweep(request) { return this.call('sweep', request); }
-  /** @returns {import('./kvscope').ModelCatalogue} */
+  /** @returns {import('./kvscope.js').ModelCatalogue} */
   models() { return this.call('models', {}); }
-  /** @returns {import('./kvscope').GpuCatalogue} */
+  /** @returns {import('./kvscope.js').GpuCatalogue} */
   gpus() { return this.call('gpus', {}); }
-  /** @returns {import('./kvscope').DtypeCatalogue} */
+  /** @returns {import('./kvscope.js').DtypeCatalogue} */
   dtypes() { return this.call('dtypes', {}); }
-  /** The serving engines: knobs (request keys), what-if levers, workload. @returns {import('./kvscope').EngineCatalogue} */
+  /** The serving engines: knobs (request keys), what-if levers, workload. @returns {import('./kvscope.js').EngineCatalogue} */
   engines() { return this.call('engines', {}); }
   /**
    * Imports a config.json: the model shape, its layer groups and every assumption made.
@@ -152,7 +159,7 @@ export class Kvscope {
   /**
    * The `kvscope` arguments (command first) that answer the same request; files by their name.
    * @param {'estimate'|'plan'|'sweep'|'solve'} command
-   * @param {import('./kvscope').PlanRequest | import('./kvscope').SolveRequest} request
+   * @param {import('./kvscope.js').PlanRequest | import('./kvscope.js').SolveRequest} request
    * @returns {string[]}
    */
   commandLine(command, request) {
@@ -161,8 +168,8 @@ export class Kvscope {
 
   /**
    * Runs one command; returns its parsed JSON or throws KvscopeError.
-   * @param {'estimate'|'plan'|'sweep'|'solve'|'explain'|'models'|'gpus'|'dtypes'|'engines'} command
-   *   (solve and explain: the full module's)
+   * @param {'estimate'|'plan'|'sweep'|'solve'|'explain'|'check'|'models'|'gpus'|'dtypes'|'engines'} command
+   *   (solve, explain and check: the full module's)
    * @param {object} request a kvscope.request/1 object (null values count as left out)
    */
   call(command, request) {
@@ -193,18 +200,24 @@ export class Kvscope {
   }
 }
 
-/** The full module's client: the sizing commands, the solver and the log reader. */
+/** The full module's client: the sizing commands, the solver, the log reader and check. */
 export class KvscopeFull extends Kvscope {
   /**
    * The target (`concurrency` sequences of `context_tokens`) to the cheapest layout per GPU type.
    * A target no option meets is an answer (`met: false`), not an error.
-   * @param {import('./kvscope').SolveRequest} request @returns {import('./kvscope').SolveReport}
+   * @param {import('./kvscope.js').SolveRequest} request @returns {import('./kvscope.js').SolveReport}
    */
   solve(request) { return this.call('solve', request); }
   /**
    * A start-up log read: each figure it printed beside kvscope's (exact / rounding / differs, with
    * the reason), and the plan it describes, calibrated with what the engine measured.
-   * @param {import('./kvscope').ExplainRequest} request @returns {import('./kvscope').ExplainReport}
+   * @param {import('./kvscope.js').ExplainRequest} request @returns {import('./kvscope.js').ExplainReport}
    */
   explain(request) { return this.call('explain', request); }
+  /**
+   * A launch command as pasted, checked: does it start, the changes that make it start, the
+   * flags kvscope does not model. One that will not start is an answer (`starts: false`).
+   * @param {import('./kvscope.js').CheckRequest} request @returns {import('./kvscope.js').CheckReport}
+   */
+  check(request) { return this.call('check', request); }
 }

@@ -195,6 +195,60 @@ export interface ExplainRequest extends Partial<Omit<PlanRequest, 'model' | 'con
   config?: FileInput | null;
 }
 
+/**
+ * What check reads: a launch command as pasted (vllm serve, python -m sglang.launch_server,
+ * trtllm-serve, llama-server, Ollama's environment with ollama run or a Modelfile), and the card,
+ * model or what-ifs to plan it with (the launch's flags win elsewhere).
+ */
+export interface CheckRequest {
+  launch: string;
+  gpu?: string | null;
+  gpu_memory_bytes?: number | null;
+  gpus?: number | null;
+  model?: string | null;
+  config?: FileInput | null;
+  set?: Record<string, unknown> | null;
+  weight_dtype?: string | null;
+  engine_version?: string | null;
+}
+
+/** What kvscope made of one flag, environment variable or Modelfile PARAMETER. */
+export interface LaunchFlag {
+  flag: string;
+  value: string | null;
+  effect: 'modelled' | 'no_memory_effect' | 'not_modelled' | 'unknown';
+  /** The request key it set (modelled). */
+  key: string | null;
+  /** The `kvscope plan` flag it became (modelled). */
+  plan_flag: string | null;
+  note: string;
+}
+
+/** kvscope.check/1: a launch command checked. */
+export interface CheckReport {
+  schema: 'kvscope.check/1';
+  kvscope_version: string;
+  launch: {
+    engine: EngineId;
+    program: string;
+    model: string;
+    /** The catalogue model it was planned as. */
+    model_id: string;
+    /** A container image's release tag, as the engine version. */
+    engine_version: string | null;
+    flags: LaunchFlag[];
+  };
+  assumptions: string[];
+  /** The `kvscope plan` arguments of the same plan; null when a value was refused first. */
+  plan_command: string[] | null;
+  starts: boolean;
+  startup_error: string | null;
+  findings: { severity: 'error' | 'warning' | 'note'; flag: string | null; message: string }[];
+  /** Changes that make a refused launch start, each with the user's command edited. */
+  fixes: { change: string; why: string; launch_command: string; max_model_len: number; sequences_that_fit: number }[];
+  plan: PlanReport | null;
+}
+
 /** One figure a log printed, beside kvscope's at the printed precision. */
 export interface ExplainedFigure {
   /** 1-based line of the log. */

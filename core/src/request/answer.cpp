@@ -12,6 +12,8 @@ Answer answer(const Request& r) {
       return answer_solve(r);
     case Command::kExplain:
       return answer_explain(r);
+    case Command::kCheck:
+      return answer_check(r);
     default:
       if (const std::optional<Error> unused = ineffective_override(r)) return failure_answer(*unused);
       return answer_sizing(r);

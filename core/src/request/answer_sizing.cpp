@@ -29,6 +29,7 @@ Answer answer_sizing(const Request& r) {
       return Answer{0, engine_catalog_to_json(), {}};
     case Command::kSolve:
     case Command::kExplain:
+    case Command::kCheck:
       break;
   }
   return failure_answer(make_error(kInternalError, "command",

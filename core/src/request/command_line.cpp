@@ -214,14 +214,15 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
   }
   Command command = Command::kPlan;
   if (!command_named(args[0], command)) {
-    const std::string near = closest_names(
-        {"estimate", "plan", "sweep", "solve", "explain", "models", "gpus", "dtypes", "engines"}, {},
-        args[0], 1);
-    return R::failure(make_error(
-        kInvalidValue, "command",
-        "unknown command " + quote_user_text(args[0]) +
-            (near.empty() ? " (expected estimate, plan, sweep, solve, explain, models, gpus, dtypes or engines)"
-                          : " (did you mean " + near + "?)")));
+    const std::string near = closest_names({"estimate", "plan", "sweep", "solve", "explain",
+                                            "check", "models", "gpus", "dtypes", "engines"},
+                                           {}, args[0], 1);
+    return R::failure(
+        make_error(kInvalidValue, "command",
+                   "unknown command " + quote_user_text(args[0]) +
+                       (near.empty() ? " (expected estimate, plan, sweep, solve, explain, check, "
+                                       "models, gpus, dtypes or engines)"
+                                     : " (did you mean " + near + "?)")));
   }
   ordered_json request{{"command", args[0]}};
   std::string request_file;
@@ -235,6 +236,19 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     if (flag == "--help" || flag == "-h") {
       line.help = true;
       continue;
+    }
+    // check's launch command: the words after `--` as the shell split them, or one word as
+    // pasted (a quoted command, with its own quotes and line breaks).
+    if (command == Command::kCheck && flag == "--") {
+      if (std::find(given.begin(), given.end(), "--launch") != given.end())
+        return R::failure(usage_error("--launch", "given twice (--launch and --)"));
+      given.emplace_back("--launch");
+      slot(request, "launch") =
+          i + 2 == args.size()
+              ? args[i + 1]
+              : shell_command(std::vector<std::string>(
+                    args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end()));
+      break;
     }
     // explain's log: its first word that is not a flag ("-" for standard input).
     if (command == Command::kExplain && (flag == "-" || flag.rfind("-", 0) != 0)) {

@@ -27,6 +27,10 @@ const char* const kCommandHelp[][2] = {
     {"explain",
      "a start-up log (FILE, or - for standard input): each figure it printed, reproduced and "
      "matched, and the plan it describes"},
+    {"check",
+     "a launch command as pasted (kvscope check [--gpu ID] -- vllm serve ...): starts or not "
+     "and why, the changes that make it start, the flags kvscope does not model; exit 1 when "
+     "it will not start"},
     {"models", "the model catalogue (ids for --model)"},
     {"gpus", "the GPU catalogue (ids for --gpu)"},
     {"dtypes", "KV-cache and weight dtypes with their exact storage cost"},
@@ -97,6 +101,7 @@ std::string command_line_usage() {
   std::string text =
       "usage: kvscope <command> [options] [--json]\n"
       "       kvscope explain (FILE | -) [--model ID | --config FILE] [--gpu ID] [--json]\n"
+      "       kvscope check [--gpu ID | --gpu-memory SIZE] [--config FILE] [--json] -- COMMAND...\n"
       "       kvscope <command> --request FILE [--json]   (a kvscope.request/1 file)\n"
       "\ncommands:\n";
   for (const auto& [name, help] : kCommandHelp) {
@@ -104,16 +109,20 @@ std::string command_line_usage() {
     line.resize(12, ' ');
     text += line + help + "\n";
   }
-  text += "\noptions (E estimate, P plan, S sweep, V solve, X explain read them; the request key in "
-          "brackets):\n";
+  text +=
+      "\noptions (E estimate, P plan, S sweep, V solve, X explain, C check read them; the "
+      "request key in brackets):\n";
   for (const Field& f : fields()) {
     if (f.flag.empty()) continue;
     std::string line =
         "  " + std::string(f.flag) + (f.metavar.empty() ? "" : " ") + std::string(f.metavar);
     line.resize(std::max<size_t>(line.size() + 1, 32), ' ');
-    for (const auto& [c, letter] :
-         {std::pair{Command::kEstimate, 'E'}, {Command::kPlan, 'P'}, {Command::kSweep, 'S'},
-          {Command::kSolve, 'V'}, {Command::kExplain, 'X'}})
+    for (const auto& [c, letter] : {std::pair{Command::kEstimate, 'E'},
+                                    {Command::kPlan, 'P'},
+                                    {Command::kSweep, 'S'},
+                                    {Command::kSolve, 'V'},
+                                    {Command::kExplain, 'X'},
+                                    {Command::kCheck, 'C'}})
       line += reads(f.commands, c) ? letter : '-';
     text += line + "  " + std::string(f.help) + " [" + std::string(f.key) + "]\n";
   }

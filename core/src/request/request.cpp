@@ -20,8 +20,8 @@ using namespace request_fields;
 constexpr size_t kMaxTextBytes = 64u << 10;
 constexpr size_t kMaxFileBytes = 16u << 20;
 
-const char* const kCommandNames[] = {"estimate", "plan",    "sweep", "models", "gpus",
-                                     "dtypes",   "engines", "solve", "explain"};
+const char* const kCommandNames[] = {"estimate", "plan",    "sweep", "models",  "gpus",
+                                     "dtypes",   "engines", "solve", "explain", "check"};
 
 Error bad(const Field& f, const std::string& detail) {
   return make_error(kInvalidValue, std::string(f.key), detail);
@@ -214,6 +214,13 @@ std::optional<Error> read_object(const ordered_json& object, const std::string& 
 // What no single key can check: one model source; estimate's projection pair.
 std::optional<Error> check_request(const Request& r) {
   const EstimateInput& m = r.input.model;
+  if (r.command == Command::kCheck) {  // the launch names the model itself
+    if (r.launch_text.empty())
+      return make_error(kMissingField, "launch", "required: the launch command");
+    if (!m.model_id.empty() && !m.config_json.empty())
+      return make_error(kInvalidValue, "model", "give at most one of model (an id) or config");
+    return std::nullopt;
+  }
   if (r.command == Command::kExplain) {  // the log may name the model itself
     if (r.log_text.empty()) return make_error(kMissingField, "log", "required: the start-up log");
     if (!m.model_id.empty() && !m.config_json.empty())

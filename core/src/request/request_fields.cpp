@@ -5,10 +5,11 @@ namespace {
 
 using R = Request;
 
-// A row's metavar and help are the words of the CLI's usage (command_line_text.cpp); the
+// A row's metavar and help are the words of the CLI's usage (command_line_text.cpp); the page's
 // WebAssembly modules print no usage, and leave them out (2.1 kB of the first module, gzipped,
-// measured 2026-12-06).
-#ifdef __EMSCRIPTEN__
+// measured 2026-12-06); the CLI built for node compiles this file again with them
+// (native-bench/cli/CMakeLists.txt).
+#if defined(__EMSCRIPTEN__) && !defined(KVSCOPE_USAGE_TEXT)
 #define USAGE(metavar, help) {}, {}
 #else
 #define USAGE(metavar, help) metavar, help
@@ -18,10 +19,10 @@ using R = Request;
 // flag_sets].
 const std::vector<Field> kFields = {
     // The model and its files.
-    {"model", "--model", Kind::kText, kModelCommandsSolve | kExplain,
+    {"model", "--model", Kind::kText, kModelCommandsSolve | kExplain | kCheck,
      +[](R& r) -> std::string& { return r.input.model.model_id; },
      USAGE("ID", "a catalogue model (`kvscope models`); or:")},
-    {"config", "--config", Kind::kFile, kModelCommandsSolve | kExplain,
+    {"config", "--config", Kind::kFile, kModelCommandsSolve | kExplain | kCheck,
      +[](R& r) {
        return FileRef{&r.input.model.config_name, &r.input.model.config_json};
      },
@@ -39,7 +40,7 @@ const std::vector<Field> kFields = {
        return FileRef{nullptr, &r.input.quantization_config_json};
      },
      USAGE("FILE", "an hf_quant_config.json or quantize_config.json beside config.json")},
-    {"set", "--set", Kind::kOverrides, kPlanningSolve | kExplain,
+    {"set", "--set", Kind::kOverrides, kPlanningSolve | kExplain | kCheck,
      +[](R& r) -> std::vector<std::pair<std::string, std::string>>& { return r.input.overrides; },
      USAGE("FIELD=VALUE", "a config.json what-if (repeatable; VALUE as JSON, else text)")},
     // Dtypes.
@@ -52,7 +53,7 @@ const std::vector<Field> kFields = {
     {"ssm_state_dtype", "--ssm-state-dtype", Kind::kText, kModelCommandsSolve | kExplain,
      +[](R& r) -> std::string& { return r.input.model.ssm_state_dtype; },
      USAGE("T", "the SSM part of the state; auto = the config's mamba_ssm_dtype or the engine's")},
-    {"weight_dtype", "--weight-dtype", Kind::kText, kPlanning | kExplain,
+    {"weight_dtype", "--weight-dtype", Kind::kText, kPlanning | kExplain | kCheck,
      +[](R& r) -> std::string& { return r.input.weight_dtype; },
      USAGE("T", "weights as stored; auto = the checkpoint's quantization_config")},
     // The workload.
@@ -93,15 +94,15 @@ const std::vector<Field> kFields = {
     {"pp_layer_partition", "--pp-layer-partition", Kind::kNumberList, kPlanningSolve | kExplain,
      +[](R& r) -> std::vector<double>& { return r.input.pp_layer_partition; },
      USAGE("N,N", "layers of each pipeline stage (VLLM_PP_LAYER_PARTITION=16,32); default: even")},
-    {"engine_version", "--engine-version", Kind::kText, kPlanningSolve | kExplain,
+    {"engine_version", "--engine-version", Kind::kText, kPlanningSolve | kExplain | kCheck,
      +[](R& r) -> std::string& { return r.input.engine_version; },
      USAGE("V",
            "the engine's version line (`kvscope engines`) or a release, 0.15.2; default: its "
            "current")},
-    {"gpu", "--gpu", Kind::kText, kPlanning | kExplain,
+    {"gpu", "--gpu", Kind::kText, kPlanning | kExplain | kCheck,
      +[](R& r) -> std::string& { return r.input.gpu_id; },
      USAGE("ID", "a catalogue GPU (`kvscope gpus`); or:")},
-    {"gpu_memory_bytes", "--gpu-memory", Kind::kBytes, kPlanningSolve | kExplain,
+    {"gpu_memory_bytes", "--gpu-memory", Kind::kBytes, kPlanningSolve | kExplain | kCheck,
      +[](R& r) -> uint64_t& { return r.input.gpu_memory_bytes; },
      USAGE("SIZE", "a card of this memory (24GB, 80GiB); or:")},
     {"kv_memory_bytes", "--kv-memory", Kind::kBytes, kPlanning,
@@ -113,7 +114,7 @@ const std::vector<Field> kFields = {
     {"gpu_dense_tflops", "--gpu-tflops", Kind::kNumber, kPlanningSolve,
      +[](R& r) -> double& { return r.input.gpu_dense_flops; },
      USAGE("F", "a custom card's dense peak, TFLOP/s"), 0, UINT64_MAX, 1e12},
-    {"gpus", "--gpus", Kind::kCount, kPlanning | kExplain,
+    {"gpus", "--gpus", Kind::kCount, kPlanning | kExplain | kCheck,
      +[](R& r) -> uint64_t& { return r.input.gpus; },
      USAGE("N", "GPUs of this kind (more than tp x pp = data-parallel replicas)"), 1},
     {"tensor_parallel", "--tp", Kind::kCount, kPlanning | kExplain,
@@ -347,6 +348,10 @@ const std::vector<Field> kFields = {
      USAGE("FILE",
            "a start-up log of vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama (- reads standard "
            "input)")},
+    {"launch", "--launch", Kind::kText, kCheck, +[](R& r) -> std::string& { return r.launch_text; },
+     USAGE("COMMAND",
+           "a launch command as pasted (or the words after --): vllm serve ..., "
+           "python -m sglang.launch_server ..., trtllm-serve, llama-server, ollama")},
     // Sweep ranges.
     {"sweep.points", "--points", Kind::kCount, kSweep,
      +[](R& r) -> uint32_t& { return r.sweep.points; }, USAGE("N", "points per series"), 1, 100000},

@@ -35,6 +35,7 @@ inline constexpr unsigned kPlan = 1u << static_cast<int>(Command::kPlan);
 inline constexpr unsigned kSweep = 1u << static_cast<int>(Command::kSweep);
 inline constexpr unsigned kSolve = 1u << static_cast<int>(Command::kSolve);
 inline constexpr unsigned kExplain = 1u << static_cast<int>(Command::kExplain);
+inline constexpr unsigned kCheck = 1u << static_cast<int>(Command::kCheck);
 inline constexpr unsigned kPlanning = kPlan | kSweep;
 inline constexpr unsigned kModelCommands = kEstimate | kPlanning;
 // What solve reads of a plan's input: the model, the engine and its knobs, a custom card.

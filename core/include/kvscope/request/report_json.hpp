@@ -24,6 +24,9 @@ std::string sweeps_to_json(const Sweeps& sweeps);  // on one line
 std::string solve_to_json(const SolveReport& report);
 // {"schema": "kvscope.explain/1", "engine", "model", "arguments", "figures", "plan_request", ...}
 std::string explain_to_json(const ExplainReport& report);
+// {"schema": "kvscope.check/1", "launch" with its flags, "starts", "findings", "fixes", "plan"}
+struct CheckReport;
+std::string check_to_json(const CheckReport& report);
 // {"schema": "kvscope.report/1", "error": {"code", "message", "field"}}
 std::string error_to_json(const Error& error);
 std::string model_catalog_to_json();

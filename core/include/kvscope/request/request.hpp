@@ -16,7 +16,18 @@
 
 namespace kvscope {
 
-enum class Command { kEstimate, kPlan, kSweep, kModels, kGpus, kDtypes, kEngines, kSolve, kExplain };
+enum class Command {
+  kEstimate,
+  kPlan,
+  kSweep,
+  kModels,
+  kGpus,
+  kDtypes,
+  kEngines,
+  kSolve,
+  kExplain,
+  kCheck
+};
 
 std::string_view command_name(Command command);
 // "estimate", "plan", ...; false when `name` is none of them.
@@ -30,6 +41,7 @@ struct Request {
   SolveOptions solve;  // solve: the target and what it may choose (input is its base plan)
   std::string log_name;  // explain: the start-up log (a file's name, or "-")
   std::string log_text;
+  std::string launch_text;  // check: the launch command as pasted
 };
 
 inline constexpr const char* kRequestSchema = "kvscope.request/1";
@@ -68,6 +80,7 @@ std::optional<Error> ineffective_override(const Request& request,
 Answer answer_sizing(const Request& request);
 Answer answer_solve(const Request& request);
 Answer answer_explain(const Request& request);
+Answer answer_check(const Request& request);
 using Answerer = Answer (*)(const Request&);
 
 // Every command (links every group: the CLI, the tests, the full module).
