@@ -4,23 +4,13 @@
 // is valid; anything else aborts. Seeds: tests/fuzz/corpus/check/.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fuzz_invariant.hpp"
 #include "kvscope/model/catalog.hpp"
 #include "kvscope/request/check.hpp"
 #include "kvscope/request/report_json.hpp"
-
-namespace {
-
-[[noreturn]] void violated(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "violated: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kvscope;

@@ -4,24 +4,14 @@
 // when they differ, and valid JSON; anything else aborts. Seeds: tests/data/logs/.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include "kvscope/model/catalog.hpp"
+#include "fuzz_invariant.hpp"
 #include "kvscope/explain/explain.hpp"
+#include "kvscope/model/catalog.hpp"
 #include "kvscope/request/report_json.hpp"
-
-namespace {
-
-[[noreturn]] void violated(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "violated: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kvscope;

@@ -21,13 +21,18 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
 std::string closest_names(const std::vector<std::string>& names,
                           const std::vector<std::vector<std::string>>& spellings,
                           std::string_view wanted, size_t most) {
   if (wanted.empty() || wanted.size() > 64) return "";
-  std::string typed(wanted);
-  std::transform(typed.begin(), typed.end(), typed.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string typed = lowercase(wanted);
   const size_t limit = std::max<size_t>(2, typed.size() / 4);
   std::vector<std::pair<size_t, const std::string*>> close;  // (rank, name): 0 prefix, 1 inside
   for (size_t i = 0; i < names.size(); ++i) {

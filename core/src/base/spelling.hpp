@@ -8,6 +8,9 @@
 
 namespace kvscope {
 
+// ASCII letters lowercased (names, dtypes and flags compare without case).
+std::string lowercase(std::string_view s);
+
 // Levenshtein distance between two short strings.
 size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -27,13 +27,6 @@ double rate_of(const json& obj, const char* key) {
   return obj.contains(key) && obj[key].is_number() ? obj[key].get<double>() : 0.0;
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // The names a user may type for an entry, lowercased: its id, and for models the Hugging Face
 // id, the repository part of it, and the display name ("qwen/qwen3-32b", "qwen3-32b", "qwen3 32b").
 std::vector<std::string> spellings(const ModelEntry& e) {

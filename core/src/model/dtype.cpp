@@ -7,7 +7,8 @@
 #include "kvscope/model/dtype.hpp"
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/spelling.hpp"
 
 namespace kvscope {
 namespace {
@@ -72,13 +73,6 @@ constexpr DtypeRow kDtypes[] = {
 };
 
 constexpr uint32_t kDefaultGroupSize = 128;
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool matches(const DtypeRow& row, const std::string& name) {
   if (name == row.name) return true;

@@ -14,33 +14,6 @@
 namespace kvscope {
 namespace {
 
-// The engine's own spelling of what a fix changes (the first spelling of its table row).
-struct EngineFlag {
-  std::string_view engine, key, flag;
-};
-constexpr EngineFlag kFixFlags[] = {
-    {"vllm", "max_model_len", "--max-model-len"},
-    {"vllm", "vllm.gpu_memory_utilization", "--gpu-memory-utilization"},
-    {"vllm", "kv_dtype", "--kv-cache-dtype"},
-    {"vllm", "tensor_parallel", "--tensor-parallel-size"},
-    {"sglang", "max_model_len", "--context-length"},
-    {"sglang", "sglang.mem_fraction_static", "--mem-fraction-static"},
-    {"sglang", "kv_dtype", "--kv-cache-dtype"},
-    {"sglang", "tensor_parallel", "--tp-size"},
-    {"tensorrt-llm", "max_model_len", "--max_seq_len"},
-    {"tensorrt-llm", "tensor_parallel", "--tp_size"},
-    {"llama.cpp", "max_model_len", "-c"},
-    {"llama.cpp", "kv_dtype", "-ctk"},
-    {"ollama", "ollama.num_ctx", "OLLAMA_CONTEXT_LENGTH"},
-    {"ollama", "ollama.kv_cache_type", "OLLAMA_KV_CACHE_TYPE"},
-};
-
-std::string_view engine_flag(const std::string& engine, std::string_view key) {
-  for (const EngineFlag& f : kFixFlags)
-    if (f.engine == engine && f.key == key) return f.flag;
-  return {};
-}
-
 // Shell words as lines (a ";" word ends one: a script's or a Modelfile's line).
 std::string command_text(const std::vector<std::string>& words) {
   std::string text;
@@ -56,32 +29,31 @@ std::string command_text(const std::vector<std::string>& words) {
   return text;
 }
 
-// The command's words with `flag` set to `value`: its value replaced where the command gives it
-// (its last occurrence), else the flag added after the engine's arguments. Ollama's settings
-// are environment variables, set in front.
-void set_flag(std::vector<std::string>& w, const std::string& engine, const std::string& f,
-              const std::string& value) {
-  if (engine == "ollama") {
-    for (std::string& word : w)
-      if (word.rfind(f + "=", 0) == 0) {
-        word = f + "=" + value;
-        return;
-      }
-    w.insert(w.begin(), f + "=" + value);
-    return;
-  }
+// The command's words with a flag set to `value`: its last occurrence under any of its
+// `spellings` replaced (`--flag value`, `--flag=value`, `VAR=value`, `PARAMETER name value`), else
+// the first spelling added: after the engine's arguments, or for Ollama as a variable in front.
+// Returns the spelling it set.
+std::string set_flag(std::vector<std::string>& w, const std::string& engine,
+                     const std::vector<std::string>& spellings, const std::string& value) {
   for (size_t i = w.size(); i-- > 0;) {
-    if (w[i].rfind(f + "=", 0) == 0) {
-      w[i] = f + "=" + value;
-      return;
-    }
-    if (w[i] == f && i + 1 < w.size()) {
-      w[i + 1] = value;
-      return;
+    for (const std::string& f : spellings) {
+      if (w[i].rfind(f + "=", 0) == 0) {
+        w[i] = f + "=" + value;
+        return f;
+      }
+      if (w[i] == f && i + 1 < w.size()) {
+        w[i + 1] = value;
+        return f;
+      }
     }
   }
-  const auto at = w.insert(std::find(w.begin(), w.end(), std::string(";")), f);
+  if (engine == "ollama") {
+    w.insert(w.begin(), spellings[0] + "=" + value);
+    return spellings[0];
+  }
+  const auto at = w.insert(std::find(w.begin(), w.end(), std::string(";")), spellings[0]);
   w.insert(at + 1, value);
+  return spellings[0];
 }
 
 // `base` (the caller's flags) with the launch's where base does not set the same flag.
@@ -158,12 +130,11 @@ class Checker {
     std::vector<std::string> args = out_.plan_arguments, words = out_.launch.words;
     std::string change, why;
     for (const Change& c : changes) {
-      const std::string_view flag = engine_flag(engine, c.key);
-      if (flag.empty()) return false;
+      const std::vector<std::string> spellings = engine_flag_spellings(engine, c.key);
+      if (spellings.empty()) return false;
       args = with_flag(std::move(args), c.plan_flag, c.value);
-      set_flag(words, engine, std::string(flag), c.value);
-      change += (change.empty() ? "" : " ") + std::string(flag) + (engine == "ollama" ? "=" : " ") +
-                c.value;
+      const std::string flag = set_flag(words, engine, spellings, c.value);
+      change += (change.empty() ? "" : " ") + flag + (engine == "ollama" ? "=" : " ") + c.value;
       why += (why.empty() ? "" : "; ") + c.why;
     }
     const Result<PlanReport> p = plan_of(args);
@@ -292,19 +263,15 @@ Result<CheckReport> check_launch(const CheckInput& in) {
           in.base_arguments.end())
     out.assumptions.push_back(out.launch.model + " read as the catalogue's " + out.launch.model_id +
                               " (give --config FILE for another shape)");
+  std::vector<std::string> base = in.base_arguments;
   if (!in.card_given) {
     // A card the engine's users run it on: a datacenter GPU, or a 24 GB one for the local engines.
     const bool local = out.launch.engine == "llama.cpp" || out.launch.engine == "ollama";
     const std::string gpu = local ? "rtx-4090" : "h100-sxm-80gb";
     out.assumptions.push_back("no --gpu given: checked on " + gpu +
                               " (give --gpu ID or --gpu-memory SIZE)");
+    base.insert(base.end(), {"--gpu", gpu});
   }
-  std::vector<std::string> base = in.base_arguments;
-  if (!in.card_given)
-    base.insert(base.end(),
-                {"--gpu", out.launch.engine == "llama.cpp" || out.launch.engine == "ollama"
-                              ? "rtx-4090"
-                              : "h100-sxm-80gb"});
   const bool base_model = std::find(base.begin(), base.end(), "--model") != base.end() ||
                           std::find(base.begin(), base.end(), "--config") != base.end();
   Checker checker(in, out);

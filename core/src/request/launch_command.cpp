@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/spelling.hpp"
 #include "kvscope/model/catalog.hpp"
 #include "kvscope/request/check.hpp"
 #include "request/request_fields.hpp"
@@ -19,7 +20,6 @@ namespace {
 // How a flag's value becomes the kvscope flag's.
 enum class Value {
   kSwitch,         // no value: the kvscope switch
-  kNegatedSwitch,  // no value: the kvscope switch that turns the default off (--no-kv-offload)
   kText,           // passed as written
   kHumanCount,     // vLLM's human_readable_int: 128k = 128,000, 128K = 131,072; -1 / auto: fit
   kGibNumber,      // vLLM --swap-space 4 (GiB)
@@ -304,11 +304,6 @@ bool is_env_assignment(const std::string& w) {
   });
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string base_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -356,7 +351,7 @@ std::string human_count(const std::string& text) {
 
 // The engines' cache-dtype spellings as kvscope's: "" for auto (the model's dtype).
 std::string kv_dtype_of(std::string v) {
-  v = lower(v);
+  v = lowercase(v);
   if (v == "auto") return {};
   if (v == "fp8_e4m3" || v == "fp8_inc" || v == "fp8e4m3") return "fp8";
   if (v == "f16" || v == "float16" || v == "half") return "fp16";
@@ -366,12 +361,13 @@ std::string kv_dtype_of(std::string v) {
 }
 
 // A GGUF file or repository's quantization tag as a kvscope weight dtype ("Q4_K_M" -> q4_k_m):
-// the longest known tag in the name; empty when none is.
+// the first of the known tags (each before the shorter ones it contains) in the name; empty when
+// none is.
 std::string gguf_weight_dtype(const std::string& name) {
   static constexpr std::string_view kTags[] = {
       "q4_k_m", "q4_k_s", "q5_k_m", "q5_k_s", "q3_k_l", "q3_k_m", "q3_k_s", "q6_k", "q2_k",
       "q8_0",   "q5_0",   "q5_1",   "q4_0",   "q4_1",   "iq4_nl", "bf16",   "f16",  "fp16"};
-  const std::string l = lower(name);
+  const std::string l = lowercase(name);
   for (std::string_view tag : kTags) {
     if (l.find(tag) == std::string::npos) continue;
     return tag == "f16" ? "fp16" : std::string(tag);
@@ -408,12 +404,11 @@ class Reader {
                                  (words[i + 1].empty() || words[i + 1][0] != '-' ||
                                   human_count(words[i + 1].substr(1)) != "");
       const Value kind = row == nullptr ? V::kOptionalValue : row->value;
-      const bool switch_like = kind == V::kSwitch || kind == V::kNegatedSwitch;
       const bool optional = kind == V::kOptionalValue || kind == V::kLlamaOnOff;
-      if (!inline_value && !switch_like && next_is_value &&
-          (!optional || kind != V::kLlamaOnOff || is_on_off(words[i + 1])))
+      if (!inline_value && kind != V::kSwitch && next_is_value &&
+          (kind != V::kLlamaOnOff || is_on_off(words[i + 1])))
         value = words[++i];
-      if (!inline_value && !switch_like && !optional && value.empty()) {
+      if (!inline_value && kind != V::kSwitch && !optional && value.empty()) {
         add({flag, {}, {}, E::kUnknown, "needs a value; the engine refuses it without one", {}});
         refused_ = true;
         continue;
@@ -446,12 +441,11 @@ class Reader {
         return add(std::move(f));
       case V::kSwitch:
         return modelled(std::move(f), {kv_flag});
-      case V::kNegatedSwitch:
       case V::kOptionalValue:
       case V::kText:
         return modelled(std::move(f), {kv_flag, value});
       case V::kHumanCount: {
-        if (value == "-1" || lower(value) == "auto") {
+        if (value == "-1" || lowercase(value) == "auto") {
           f.effect = E::kNotModelled;
           f.note = "auto-fit: kvscope plans the model's limit and reports the largest that fits";
           return add(std::move(f));
@@ -470,14 +464,14 @@ class Reader {
         return modelled(std::move(f), {kv_flag, dtype});
       }
       case V::kWeightQuant:
-        if (lower(value) != "fp8") {
+        if (lowercase(value) != "fp8") {
           f.effect = E::kNoMemoryEffect;
           f.note = "the checkpoint's own format (kvscope reads it from the checkpoint's config)";
           return add(std::move(f));
         }
         return modelled(std::move(f), {kv_flag, "fp8"});
       case V::kLlamaOnOff:
-        if (lower(value) == "off" || value == "0" || lower(value) == "false")
+        if (lowercase(value) == "off" || value == "0" || lowercase(value) == "false")
           return modelled(std::move(f), {"--no-flash-attn"});
         f.note = "flash attention on (kvscope's default)";
         return add(std::move(f));
@@ -488,7 +482,7 @@ class Reader {
         }
         return modelled(std::move(f), {kv_flag, value});
       case V::kLlamaLayers: {
-        const std::string v = lower(value);
+        const std::string v = lowercase(value);
         if (v == "auto" || v == "all" || v == "-1") {
           f.note = v == "auto" ? "auto: as many layers as fit (kvscope's default)"
                                : "every layer (kvscope's default)";
@@ -497,7 +491,7 @@ class Reader {
         return modelled(std::move(f), {kv_flag, value});
       }
       case V::kOllamaOnOff: {
-        const std::string v = lower(value);
+        const std::string v = lowercase(value);
         const bool on = v == "1" || v == "true" || v == "on";
         const bool off = v == "0" || v == "false" || v == "off";
         return modelled(std::move(f), {kv_flag, on ? "on" : off ? "off" : value});
@@ -512,7 +506,7 @@ class Reader {
 
  private:
   static bool is_on_off(const std::string& w) {
-    const std::string l = lower(w);
+    const std::string l = lowercase(w);
     return l == "on" || l == "off" || l == "auto" || l == "1" || l == "0" || l == "true" ||
            l == "false";
   }
@@ -587,7 +581,7 @@ std::pair<std::string, std::string> model_and_weights(const ParsedLaunch& c) {
     const size_t colon = name.find(':');  // -hf repo:Q4_K_M
     weights = gguf_weight_dtype(colon == std::string::npos ? base_name(name) : name.substr(colon));
     if (colon != std::string::npos) name.resize(colon);
-    if (ends_with(lower(name), "-gguf")) name.resize(name.size() - 5);
+    if (ends_with(lowercase(name), "-gguf")) name.resize(name.size() - 5);
   }
   // A name the catalogue does not know whole: its words dropped from the end until one entry
   // matches ("DeepSeek-V3-0324-UD-Q2_K_XL-merged" -> deepseek-v3, "Qwen3-235B-A22B-FP8" ->
@@ -598,7 +592,7 @@ std::pair<std::string, std::string> model_and_weights(const ParsedLaunch& c) {
   for (std::string dropped;;) {
     const Result<ModelEntry> m = identify_model(path + rest);
     if (m.ok) {
-      const std::string format = lower(dropped);
+      const std::string format = lowercase(dropped);
       if (weights.empty()) {
         if (format.find("nvfp4") != std::string::npos)
           weights = "nvfp4";
@@ -770,6 +764,25 @@ Result<ParsedLaunch> read_launch_command(std::string_view text) {
     out.plan_arguments.insert(out.plan_arguments.end(), words.begin(), words.end());
   if (reader.refused()) out.plan_arguments.clear();
   return R::success(std::move(out));
+}
+
+std::vector<std::string> engine_flag_spellings(std::string_view engine, std::string_view key) {
+  const std::vector<FlagRow>& rows = engine == "vllm"           ? vllm_flags()
+                                     : engine == "sglang"       ? sglang_flags()
+                                     : engine == "tensorrt-llm" ? tensorrt_llm_flags()
+                                     : engine == "llama.cpp"    ? llama_server_flags()
+                                                                : ollama_settings();
+  std::vector<std::string> out;
+  for (const FlagRow& r : rows) {
+    if (r.key != key || r.effect != E::kModelled) continue;
+    for (size_t start = 0; start <= r.spellings.size();) {
+      const size_t bar = std::min(r.spellings.find('|', start), r.spellings.size());
+      out.emplace_back(r.spellings.substr(start, bar - start));
+      start = bar + 1;
+    }
+    break;
+  }
+  return out;
 }
 
 std::string_view flag_effect_name(FlagEffect effect) {

@@ -48,6 +48,10 @@ struct ParsedLaunch {
 // Reads a launch command; an error (field "launch") when it names no engine kvscope knows.
 Result<ParsedLaunch> read_launch_command(std::string_view text);
 
+// The spellings of an engine's flag (Ollama: its variable and PARAMETER) for a request key, the
+// one a fix writes first ("--tensor-parallel-size", "-tp"); empty when kvscope reads none.
+std::vector<std::string> engine_flag_spellings(std::string_view engine, std::string_view key);
+
 // One change that makes a refused command start, with the command as it would then read.
 struct CheckFix {
   std::string change;          // in the engine's words: "--max-model-len 40960"
