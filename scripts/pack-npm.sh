@@ -18,6 +18,11 @@ cp build/wasm/native-bench/kvscope.cjs build/wasm/native-bench/kvscope.wasm "$st
 # The client's declarations from its JSDoc, beside kvscope.d.ts (the package's index.d.ts exports both).
 node_modules/.bin/tsc --declaration --allowJs --emitDeclarationOnly --skipLibCheck --target es2022 \
   --module esnext --moduleResolution bundler --outDir "$stage/js" web/js/kvscope-client.js
+# Each command's kvscope.request/1 JSON Schema (kvscope/schema/plan, ...): the MCP tools' inputs.
+mkdir -p "$stage/schema"
+for command in estimate plan sweep solve explain check; do
+  node "$stage/bin/kvscope.cjs" "$command" --request-schema > "$stage/schema/$command.json"
+done
 version=$(node "$stage/bin/kvscope.cjs" --version)
 version=${version#kvscope }
 node -e '

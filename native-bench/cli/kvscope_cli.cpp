@@ -107,6 +107,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << command_line_usage();
     return args.empty() ? 2 : 0;
   }
+  if (line.value.request_schema) {
+    out << request_schema(line.value.request.command);
+    return 0;
+  }
   if (line.value.version) {
     out << "kvscope " << kVersion << "\n";
     return 0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "kvscope/request/command_line.hpp"
@@ -227,6 +228,59 @@ TEST(CommandLine, UsageListsEveryFlagWithItsKey) {
         "[llama_cpp.kv_unified]", "--context N", "[context_tokens]", "--request FILE"}) {
     EXPECT_NE(usage.find(expected), std::string::npos) << expected;
   }
+}
+
+// Each leaf of a command's schema is a key the command reads: a value of a type the schema rules
+// out is refused naming that key (not as unknown, not as read by another command).
+TEST(RequestSchema, EachKeyItNamesIsReadWithItsType) {
+  for (const Command c : {Command::kEstimate, Command::kPlan, Command::kSweep, Command::kSolve,
+                          Command::kExplain, Command::kCheck}) {
+    const json schema = json::parse(request_schema(c));
+    EXPECT_EQ(schema.at("properties").at("command").at("const"), command_name(c));
+    size_t leaves = 0;
+    const std::function<void(const json&, const std::string&)> walk =
+        [&](const json& object, const std::string& prefix) {
+          for (const auto& [name, property] : object.at("properties").items()) {
+            if (prefix.empty() && (name == "schema" || name == "command")) continue;
+            const std::string key = prefix + name;
+            if (!property.contains("description")) {  // a group: "vllm", "llama_cpp"
+              walk(property, key + ".");
+              continue;
+            }
+            const json type = property.at("type");
+            const bool takes_text = type == "string" || (type.is_array() && type.size() == 2);
+            json request = json::parse(R"({"schema": "kvscope.request/1"})");
+            json::json_pointer at("/" + [&] {
+              std::string path = key;
+              for (char& ch : path) ch = ch == '.' ? '/' : ch;
+              return path;
+            }());
+            request[at] = takes_text ? json(12345) : json("not this type");
+            const Result<Request> r = request_from_json(request.dump(), c);
+            ASSERT_FALSE(r.ok) << command_name(c) << " " << key;
+            EXPECT_EQ(r.error.field, key) << command_name(c) << ": " << r.error.message;
+            EXPECT_EQ(r.error.message.find("unknown key"), std::string::npos) << key;
+            EXPECT_EQ(r.error.message.find("not read by"), std::string::npos) << key;
+            ++leaves;
+          }
+        };
+    walk(schema, "");
+    EXPECT_GE(leaves, 8u) << command_name(c);
+    EXPECT_EQ(schema.value("required", json::array()).size(),
+              c == Command::kCheck || c == Command::kExplain ? 1u : 0u);
+  }
+}
+
+TEST(RequestSchema, CommandLinePrintsItAlone) {
+  const auto read_nothing = [](const std::string&, std::string&, std::string&) { return false; };
+  const Result<CommandLine> line = parse_command_line({"solve", "--request-schema"}, read_nothing);
+  ASSERT_TRUE(line.ok) << line.error.message;
+  EXPECT_TRUE(line.value.request_schema);
+  EXPECT_EQ(line.value.request.command, Command::kSolve);
+  const Result<CommandLine> mixed =
+      parse_command_line({"plan", "--request-schema", "--model", "llama-3.1-8b"}, read_nothing);
+  ASSERT_FALSE(mixed.ok);
+  EXPECT_EQ(mixed.error.field, "--request-schema");
 }
 
 }  // namespace

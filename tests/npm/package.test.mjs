@@ -1,21 +1,16 @@
 // The npm package as a user installs it: scripts/pack-npm.sh's tarball installed into an empty
-// folder (dependencies from the registry's cache only), then `npx kvscope` against the native CLI
+// folder (installed.mjs), then `npx kvscope` against the native CLI
 // (same stdout, stderr and exit status for the same arguments), the JS API from `import 'kvscope'`
 // without passing any .wasm bytes, and the package's types.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, cliPath } from '../paths.mjs';
+import { installPackage } from './installed.mjs';
 
-const tarballs = readdirSync(path.join(repoRoot, 'build/npm')).filter((f) => /^kvscope-.*\.tgz$/.test(f));
-assert.equal(tarballs.length, 1, 'scripts/pack-npm.sh writes one build/npm/kvscope-<version>.tgz');
-const tarball = path.join(repoRoot, 'build/npm', tarballs[0]);
-const folder = mkdtempSync(path.join(tmpdir(), 'kvscope-npm-'));
-writeFileSync(path.join(folder, 'package.json'), '{"name": "user", "private": true, "type": "module"}');
-execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: folder, stdio: 'pipe' });
+const folder = installPackage();
 const npxBin = path.join(folder, 'node_modules/.bin/kvscope');
 const logs = path.join(repoRoot, 'tests/data/logs');
 const configs = path.join(repoRoot, 'tests/data/configs');
@@ -35,7 +30,7 @@ const ARGUMENT_LINES = [
   ['explain', path.join(logs, 'sglang-qwen3-235b-a22b-fp8-tp4-h100.log'), '--model', 'qwen3-235b-a22b', '--weight-dtype', 'fp8'],
   ['check', '--', 'vllm', 'serve', 'Qwen/Qwen3-32B', '--max-model-len', '131072'],
   ['check', '--gpu', 'rtx-4090', '--json', '--', 'OLLAMA_NUM_PARALLEL=2 ollama run qwen3:8b'],
-  ['models'], ['gpus', '--json'], ['--version'], ['--help'],
+  ['models'], ['gpus', '--json'], ['--version'], ['--help'], ['plan', '--request-schema'],
   ['plan', '--model', 'no-such-model', '--gpu', 'h100-sxm-80gb'],
   ['plan', '--model', 'llama-3.1-8b', '--batch', '-1', '--json'],
   ['frobnicate'],

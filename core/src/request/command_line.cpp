@@ -237,6 +237,10 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       line.help = true;
       continue;
     }
+    if (flag == "--request-schema") {
+      line.request_schema = true;
+      continue;
+    }
     // check's launch command: the words after `--` as the shell split them, or one word as
     // pasted (a quoted command, with its own quotes and line breaks).
     if (command == Command::kCheck && flag == "--") {
@@ -311,6 +315,12 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     }
   }
   if (line.help) return R::success(line);
+  if (line.request_schema) {
+    if (args.size() != (line.json ? 3u : 2u))
+      return R::failure(usage_error("--request-schema", "give --request-schema alone"));
+    line.request.command = command;
+    return R::success(line);
+  }
   std::string json = request.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
   if (!request_file.empty()) {
     if (given.size() > 1) return R::failure(usage_error("--request", "give --request alone"));

@@ -95,7 +95,96 @@ void add_flag_words(const Field& f, const ordered_json& v, std::vector<std::stri
   }
 }
 
+// One field's JSON Schema: its type and the bounds request.cpp checks.
+ordered_json field_schema(const Field& f) {
+  ordered_json s;
+  switch (f.kind) {
+    case Kind::kText:
+      s = {{"type", "string"}};
+      break;
+    case Kind::kJsonText:
+      s = {{"type", {"object", "string"}}};
+      break;
+    case Kind::kCount:
+    case Kind::kBytes:
+    case Kind::kRate:
+      s = {{"type", "integer"},
+           {"minimum", f.kind == Kind::kCount ? f.min : std::max<uint64_t>(f.min, 1)}};
+      if (f.max != UINT64_MAX) s["maximum"] = f.max;
+      break;
+    case Kind::kNumber:
+      s = {{"type", "number"}};
+      break;
+    case Kind::kSwitch:
+      s = {{"type", "boolean"}};
+      break;
+    case Kind::kFile:
+      s = {{"type", "object"},
+           {"properties",
+            {{"name", {{"type", "string"}, {"description", "shown in messages"}}},
+             {"text", {{"type", "string"}, {"minLength", 1}, {"description", "the content"}}}}},
+           {"required", {"text"}},
+           {"additionalProperties", false}};
+      break;
+    case Kind::kNumberList:
+      s = {{"type", "array"}, {"items", {{"type", "number"}, {"minimum", 0}}}, {"maxItems", 64}};
+      break;
+    case Kind::kTextList:
+      s = {{"type", "array"},
+           {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}},
+           {"maxItems", 64}};
+      break;
+    case Kind::kNumberMap:
+      s = {{"type", "object"},
+           {"additionalProperties", {{"type", "number"}}},
+           {"maxProperties", 256}};
+      break;
+    case Kind::kOverrides:
+      s = {{"type", "object"}};  // any JSON value per field, or its text
+      break;
+  }
+  // The usage's "...; or:" (its next row is the alternative) reads on its own here.
+  std::string description(f.help);
+  if (description.size() >= 5 && description.compare(description.size() - 5, 5, "; or:") == 0)
+    description.replace(description.size() - 5, 5, ", or instead the key after it");
+  if (!f.flag.empty()) description += " (flag " + std::string(f.flag) + ")";
+  s["description"] = description;
+  return s;
+}
+
 }  // namespace
+
+std::string request_schema(Command command) {
+  ordered_json root{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", std::string(kRequestSchema) + " for " + std::string(command_name(command))},
+      {"type", "object"},
+      {"properties",
+       {{"schema", {{"const", kRequestSchema}}},
+        {"command", {{"const", std::string(command_name(command))}}}}},
+      {"additionalProperties", false}};
+  for (const auto& [name, help] : kCommandHelp)
+    if (name == command_name(command)) root["description"] = help;
+  for (const Field& f : fields()) {
+    if (!reads(f.commands, command)) continue;
+    // "vllm.gpu_memory_utilization" is {"vllm": {"gpu_memory_utilization": ...}}.
+    ordered_json* at = &root;
+    std::string key(f.key);
+    for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.')) {
+      ordered_json& group = (*at)["properties"][key.substr(0, dot)];
+      if (group.is_null())
+        group = {{"type", "object"},
+                 {"properties", ordered_json::object()},
+                 {"additionalProperties", false}};
+      at = &group;
+      key = key.substr(dot + 1);
+    }
+    if (!(*at)["properties"].contains(key)) (*at)["properties"][key] = field_schema(f);
+  }
+  if (command == Command::kCheck) root["required"] = {"launch"};
+  if (command == Command::kExplain) root["required"] = {"log"};
+  return root.dump(2) + "\n";
+}
 
 std::string command_line_usage() {
   std::string text =
@@ -103,6 +192,7 @@ std::string command_line_usage() {
       "       kvscope explain (FILE | -) [--model ID | --config FILE] [--gpu ID] [--json]\n"
       "       kvscope check [--gpu ID | --gpu-memory SIZE] [--config FILE] [--json] -- COMMAND...\n"
       "       kvscope <command> --request FILE [--json]   (a kvscope.request/1 file)\n"
+      "       kvscope <command> --request-schema          (that file's JSON Schema)\n"
       "\ncommands:\n";
   for (const auto& [name, help] : kCommandHelp) {
     std::string line = std::string("  ") + name;

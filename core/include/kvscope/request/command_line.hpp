@@ -23,6 +23,7 @@ struct CommandLine {
   bool json = false;
   bool help = false;
   bool version = false;
+  bool request_schema = false;     // <command> --request-schema: print request_schema(command)
   bool from_request_file = false;  // --request FILE: errors name its keys, not flags
 };
 
@@ -32,6 +33,10 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
 
 // `kvscope --help`, generated from the field table.
 std::string command_line_usage();
+
+// The JSON Schema (2020-12) of a kvscope.request/1 for `command`: each key it reads (dotted keys
+// as nested objects), its type, the bounds the codec checks, and its usage line and flag.
+std::string request_schema(Command command);
 
 // The arguments (command first) that give `request`; a file is named by its name.
 std::vector<std::string> command_line_arguments(const Request& request);
