@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what kvscope builds and tests with: Debian 12's packages (compilers, Emscripten,
-# Chromium for the browser tests) and the npm packages in package-lock.json (the chart library
+# Python and pybind11 for the Python package, Chromium for the browser tests) and the npm packages in package-lock.json (the chart library
 # the page ships, playwright-core to drive Chromium). Idempotent: skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make clang libclang-rt-14-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
           emscripten nodejs npm
+          python3-dev python3-venv python3-setuptools python3-wheel python3-build python3-pytest
+          pybind11-dev
           chromium fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
