@@ -16,8 +16,9 @@ scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
 # The npm package packed (build/npm/kvscope-<version>.tgz) and installed as a user would.
 scripts/pack-npm.sh
-# The JS API against the CLI's JSON, the package, then the page in Chromium (screenshots:
+# The JS API against the CLI's JSON, the package (its CLI, MCP server and the GitHub Action's
+# steps), then the page in Chromium (screenshots:
 # build-artifacts/).
-node --test tests/wasm/ tests/npm/ tests/browser/
+node --test tests/wasm/ tests/npm/ tests/action/ tests/browser/
 scripts/test-sanitizers.sh
 scripts/fuzz.sh

@@ -18,10 +18,11 @@ void print_check(const CheckReport& r, std::ostream& out) {
   for (const CheckFinding& f : r.findings) out << "  " << f.severity << ": " << f.message << "\n";
   if (!r.fixes.empty()) out << "\nChanges that make it start:\n";
   for (const CheckFix& f : r.fixes) {
-    char fit[32];
-    std::snprintf(fit, sizeof fit, "%.2f", f.sequences_that_fit);
+    char fit[64] = "";
+    if (f.has_capacity)
+      std::snprintf(fit, sizeof fit, ", %.2f sequences of it fit", f.sequences_that_fit);
     out << "  " << f.change << "  (" << f.why << ": max_model_len " << with_commas(f.max_model_len)
-        << ", " << fit << " sequences of it fit)\n    " << f.launch_command << "\n";
+        << fit << ")\n    " << f.launch_command << "\n";
   }
   out << "\nFlags:\n";
   for (const LaunchFlag& f : r.launch.flags) {

@@ -100,7 +100,15 @@ TEST(LaunchCheck, NamesTheContextLimitAndTheChangesThatStart) {
     EXPECT_EQ(f.launch_command.rfind("vllm serve Qwen/Qwen3-32B --max-model-len ", 0), 0u)
         << f.launch_command;
     EXPECT_TRUE(checked(f.launch_command).starts) << f.launch_command;
+    EXPECT_TRUE(f.has_capacity && f.sequences_that_fit > 0) << f.change;
   }
+  // llama.cpp sizes its buffers to the request: a fix has a length, no pool capacity to state.
+  const CheckReport llama = checked(
+      "llama-server -hf unsloth/Qwen3-32B-GGUF:Q4_K_M -c 131072 -np 2", {"--gpu", "rtx-4090"});
+  ASSERT_FALSE(llama.fixes.empty());
+  EXPECT_EQ(llama.fixes[0].launch_command,
+            "llama-server -hf unsloth/Qwen3-32B-GGUF:Q4_K_M -c 24320 -np 2");
+  EXPECT_FALSE(llama.fixes[0].has_capacity);
   // With the variable vLLM asks for, the limit is lifted and memory decides.
   const CheckReport allowed =
       checked("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen/Qwen3-32B --max-model-len 131072");

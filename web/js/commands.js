@@ -2,6 +2,7 @@
 // exports (JSON, CSV, Markdown). The engine's launch command comes with the plan from the core.
 import { DEFAULTS, attributeOf, planRequest, shellWord } from './state.js';
 import { csvCell } from './format.js';
+import { markdownTable, summaryRows } from './report-text.js';
 
 /**
  * `kvscope plan ...` for the state, as the core writes the request's flags; a pasted config is
@@ -12,39 +13,14 @@ export function cliCommand(kv, state) {
   return ['kvscope', ...kv.commandLine('plan', planRequest(state))].map(shellWord).join(' ');
 }
 
-/** The headline figures of a plan as [label, value, unit] rows (CSV and Markdown share them). */
-export function summaryRows(r) {
-  return [
-    ['model', r.model.name, ''],
-    ['engine', r.input.engine, ''],
-    ['card', r.gpu.name, ''],
-    ['gpus', r.parallelism.gpus, ''],
-    ['kv_dtype', r.kv_dtype.name, ''],
-    ['weight_dtype', r.weight_dtype.name, ''],
-    ['max_model_len', r.max_model_len, 'tokens'],
-    ['kv_bytes_per_token', r.kv_bytes_per_token, 'bytes'],
-    ['kv_bytes_per_sequence', r.kv_bytes_per_sequence, 'bytes'],
-    ['weights_bytes', r.weights_bytes, 'bytes per GPU'],
-    ['kv_pool_bytes', r.kv_pool_bytes, 'bytes per GPU'],
-    ['kv_pool_tokens', r.kv_pool_tokens, 'tokens'],
-    ['sequences_that_fit', r.sequences_that_fit ?? '', `sequences of ${r.target?.context_tokens ?? r.max_model_len} tokens per replica (the capacity)`],
-    ['max_concurrency', r.max_concurrency, 'requests of max_model_len, as the engine counts them'],
-    ['max_context', r.max_context ?? 'unbounded', 'tokens'],
-    ['starts', r.starts, ''],
-    ['max_model_len_that_fits', r.max_model_len_that_fits, 'tokens'],
-  ];
-}
-
 /** RFC 4180 CSV of the summary rows. */
 export function toCsv(r) {
   return ['field,value,unit', ...summaryRows(r).map((row) => row.map(csvCell).join(','))].join('\n') + '\n';
 }
 
-/** A Markdown table of the summary rows, pipes in values escaped. */
+/** A Markdown table of the summary rows. */
 export function toMarkdown(r) {
-  const cell = (v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  return ['| field | value | unit |', '|---|---|---|',
-    ...summaryRows(r).map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n') + '\n';
+  return markdownTable(['field', 'value', 'unit'], summaryRows(r));
 }
 
 const escapeAttribute = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

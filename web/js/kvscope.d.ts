@@ -245,7 +245,7 @@ export interface CheckReport {
   startup_error: string | null;
   findings: { severity: 'error' | 'warning' | 'note'; flag: string | null; message: string }[];
   /** Changes that make a refused launch start, each with the user's command edited. */
-  fixes: { change: string; why: string; launch_command: string; max_model_len: number; sequences_that_fit: number }[];
+  fixes: { change: string; why: string; launch_command: string; max_model_len: number; sequences_that_fit: number | null }[];  // null under llama.cpp and Ollama (buffers sized to order)
   plan: PlanReport | null;
 }
 

@@ -141,8 +141,8 @@ class Checker {
     if (!p.ok || !p.value.starts) return false;
     for (const CheckFix& f : out_.fixes)
       if (f.change == change) return true;
-    out_.fixes.push_back({change, why, command_text(words), p.value.target.sequences_that_fit,
-                          p.value.max_model_len});
+    out_.fixes.push_back({change, why, command_text(words), p.value.target.present,
+                          p.value.target.sequences_that_fit, p.value.max_model_len});
     return true;
   }
 

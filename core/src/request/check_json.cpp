@@ -52,7 +52,7 @@ std::string check_to_json(const CheckReport& r) {
     w.field("why", f.why);
     w.field("launch_command", f.launch_command);
     w.field("max_model_len", f.max_model_len);
-    w.field("sequences_that_fit", f.sequences_that_fit);
+    w.field_or_null("sequences_that_fit", f.has_capacity, f.sequences_that_fit);
     w.end_object();
   }
   w.end_array();

@@ -3,12 +3,13 @@
 // Server, so each tool's input schema is the JSON Schema the core writes for its request:
 // schema/<command>.json, from `kvscope <command> --request-schema` at pack time). Every tool is
 // read-only: a kvscope.request/1 in, the report JSON out (structuredContent, and as text after one
-// line that says the answer). No logic of its own beyond that line and the catalogue filter.
+// line that says the answer, js/report-text.js). No logic of its own but the catalogue filter.
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { KvscopeError, loadKvscope } from '../js/kvscope-client.js';
+import { reportLine } from '../js/report-text.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -25,66 +26,42 @@ const catalogueQuery = {
   additionalProperties: false,
 };
 
-const count = (n) => Math.round(n).toLocaleString('en-US');
-const bytes = (n) => `${(n / 1e9).toFixed(2)} GB (${(n / 2 ** 30).toFixed(2)} GiB)`;
-const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
-const plural = (n, word) => `${count(n)} ${word}${Math.round(n) === 1 ? '' : 's'}`;
-
-/** @type {Record<string, {title: string, description: string, inputSchema: object, line: (r: any) => string}>} */
+/** @type {Record<string, {title: string, description: string, inputSchema: object}>} */
 const tools = {
   estimate: {
     title: 'KV-cache size',
     description: 'KV-cache bytes per token, per sequence and for a batch, per layer group (full, sliding window, MLA, recurrent), for a catalogue model or a pasted config.json.',
     inputSchema: inputSchema('estimate'),
-    line: (r) => `${r.model.name}: ${count(r.kv_bytes_per_token)} bytes of KV per token; ${bytes(r.kv_bytes_total)} for ${plural(r.input.batch, 'sequence')} of ${count(r.input.context_tokens)} tokens (KV ${r.kv_dtype.name}).`,
   },
   plan: {
     title: 'Plan a deployment',
     description: "A serving engine's KV budget on a GPU (vLLM, SGLang, TensorRT-LLM, llama.cpp, Ollama): weights, the KV pool, the tokens and sequences it holds, whether the engine starts (and its error if not), the largest max_model_len that fits, the roofline speed and the launch command.",
     inputSchema: inputSchema('plan'),
-    line: (r) => r.starts
-      ? `Starts on ${r.gpu.name}: a KV pool of ${bytes(r.kv_pool_bytes)} holds ${count(r.kv_pool_tokens)} tokens, ${r.sequences_that_fit.toFixed(2)} sequences of ${count(r.max_model_len)} tokens.`
-      : `Will not start on ${r.gpu.name}: ${sentence(r.startup_error)}${r.max_model_len_that_fits ? ` The largest max_model_len that fits is ${count(r.max_model_len_that_fits)}.` : ''}`,
   },
   solve: {
     title: 'Cheapest GPUs for a target',
     description: 'A target (concurrency sequences of context_tokens, optionally a decode speed and TTFT) to the cheapest layout per GPU type: GPUs, TP/PP/DP, KV and weight dtypes, capacity, speed, $/hour and the launch command.',
     inputSchema: inputSchema('solve'),
-    line: (r) => {
-      const best = r.options.find((o) => o.meets_target);
-      return best
-        ? `Cheapest that meets the target: ${best.gpus} x ${best.gpu_name} (tp ${best.tp}, pp ${best.pp}, dp ${best.dp}, KV ${best.kv_dtype}, weights ${best.weight_dtype}), ${best.sequences_that_fit.toFixed(2)} sequences fit${best.usd_per_hour != null ? `, $${best.usd_per_hour.toFixed(2)}/hour` : ''}: ${best.command}`
-        : `No layout meets the target; ${plural(r.options.length, 'option')} listed with what binds each.`;
-    },
   },
   explain: {
     title: "Explain an engine's start-up log",
     description: "A pasted start-up log (vLLM, SGLang, TensorRT-LLM, llama.cpp, Ollama): each memory figure it printed, reproduced from the model's shape and matched (exact / rounding / differs, with the reason), and the plan it describes.",
     inputSchema: inputSchema('explain'),
-    line: (r) => {
-      const by = (m) => r.figures.filter((f) => f.match === m).length;
-      return `${r.engine_label} log, ${r.model ? r.model.name : 'model unnamed'}: ${plural(r.figures.length, 'figure')} read, ${by('exact')} exact, ${by('rounding')} within rounding, ${by('differs')} differ.`;
-    },
   },
   check: {
     title: 'Check a launch command',
     description: 'A launch command as pasted (vllm serve, python -m sglang.launch_server, trtllm-serve, llama-server, Ollama env/Modelfile, docker run): whether it starts and why not, the changes that make it start (as the edited command), and the flags kvscope does not model.',
     inputSchema: inputSchema('check'),
-    line: (r) => r.starts
-      ? `Starts${r.plan && r.plan.gpu ? ` on ${r.plan.gpu.name}` : ''}: ${r.plan.sequences_that_fit.toFixed(2)} sequences of ${count(r.plan.max_model_len)} tokens fit.`
-      : `Will not start: ${sentence(r.startup_error)}${r.fixes.length ? ` Fix: ${r.fixes[0].launch_command}` : ''}`,
   },
   models: {
     title: 'Model catalogue',
     description: 'The catalogue models: ids for the model key, with their Hugging Face repositories.',
     inputSchema: catalogueQuery,
-    line: (r) => `${plural(r.models.length, 'model')}.`,
   },
   gpus: {
     title: 'GPU catalogue',
     description: 'The catalogue GPUs: ids for the gpu key, memory as the device reports it, bandwidth, peaks and prices with sources.',
     inputSchema: catalogueQuery,
-    line: (r) => `${plural(r.gpus.length, 'GPU')}.`,
   },
 };
 
@@ -130,7 +107,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   try {
     const report = await call(name, args);
     return {
-      content: [{ type: 'text', text: tool.line(report) }, { type: 'text', text: JSON.stringify(report) }],
+      content: [{ type: 'text', text: reportLine(name, report) }, { type: 'text', text: JSON.stringify(report) }],
       structuredContent: report,
     };
   } catch (e) {

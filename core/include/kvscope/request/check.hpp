@@ -57,7 +57,8 @@ struct CheckFix {
   std::string change;          // in the engine's words: "--max-model-len 40960"
   std::string why;             // "the model's limit", "the largest that fits"
   std::string launch_command;  // the user's command with the change made
-  double sequences_that_fit = 0;
+  bool has_capacity = false;   // false under llama.cpp and Ollama: they size buffers to order
+  double sequences_that_fit = 0;  // of max_model_len, in the KV pool
   uint64_t max_model_len = 0;
 };
 
