@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, siteDir } from '../paths.mjs';
-import { cliReport } from '../support/cli-request.mjs';
+import { cliAnswer, cliReport } from '../support/cli-request.mjs';
 import { serve, launch, open, screenshot, cliPlan } from './support.mjs';
 
 const { DEFAULTS, toHash, parseHash } = await import(path.join(siteDir, 'js/state.js'));
@@ -68,6 +68,46 @@ test('a log that names no model is explained for the page\'s, and says so', asyn
   assert.match(await page.textContent('#explain-result'), /the log does not name it: the page's model \(llama-3\.1-8b\) was used/);
   const concurrency = await page.$eval('#explain-table tbody tr:last-child', (tr) => [...tr.children].map((c) => c.textContent));
   assert.deepEqual(concurrency.slice(0, 5), ['11', 'Maximum concurrency for 20000 tokens per request', '1.56 x', '1.56 x', '✓ exact']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a pasted launch command is checked on the page\'s card, its fixes are the CLI\'s, and the page plans it', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash({ ...DEFAULTS, gpu: 'h100-sxm-80gb' })}`);
+  const launch = 'vllm serve Qwen/Qwen3-32B \\\n  --max-model-len 131072 --port 8000';
+  await explain(page, launch);
+  assert.equal(await page.evaluate(() => document.body.dataset.explained), 'check');
+  const expected = cliAnswer('check', { launch, gpu: 'h100-sxm-80gb' });
+  assert.equal(expected.status, 1, 'the CLI exits 1: it will not start');
+  assert.equal(await page.textContent('#check-answer'), `Will not start on NVIDIA H100 SXM5 80GB: ${expected.json.fixes.length} changes make it start.`);
+  assert.match(await page.textContent('#check-findings'), /User-specified max_model_len \(131072\) is greater than the derived max_model_len/);
+  assert.match(await page.textContent('#check-findings'), /the model accepts at most 40,960 tokens/);
+  const commands = await page.$$eval('#check-fixes input.command', (cs) => cs.map((c) => /** @type {HTMLInputElement} */ (c).value));
+  assert.deepEqual(commands, expected.json.fixes.map((f) => f.launch_command));
+  assert.match(await page.textContent('#check-flags'), /--port.*no memory effect/s);
+  await page.click('#check-flags summary');
+  await screenshot(page, 'page-check');
+  await page.click('#check-use');
+  await page.waitForURL(/qwen3-32b/);
+  const state = parseHash(await page.evaluate(() => location.hash)).state;
+  assert.equal(state.model, 'qwen3-32b');
+  assert.equal(state.gpu, 'h100-sxm-80gb');
+  assert.equal(state.context_tokens, 131072);
+  assert.equal(await page.isHidden('#calibrated'), true, 'a command is no calibration');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a log that quotes its command is still explained; a command for a model kvscope lacks uses the page\'s', async () => {
+  const { page, problems } = await open(browser, `${server.base}/index.html#${toHash({ ...DEFAULTS, model: 'llama-3.1-8b' })}`);
+  await explain(page, committedLog('sglang-qwen3-235b-a22b-fp8-tp4-h100.log'));
+  assert.match(await page.evaluate(() => document.body.dataset.explained), /^[1-9]\d*$/);
+  await explain(page, 'vllm serve my-org/private-finetune --max-model-len 8192');
+  assert.equal(await page.evaluate(() => document.body.dataset.explained), 'check');
+  assert.match(await page.textContent('#check-result'), /kvscope does not know its model: the page's \(llama-3\.1-8b\) was used/);
+  assert.match(await page.textContent('#check-answer'), /^Starts on 24 GB card: max_model_len 8,192, [\d.]+ sequences of it fit\.$/);
+  await explain(page, 'hello, world');
+  assert.match(await page.textContent('#explain-panel'), /^log: no start-up line of vLLM, SGLang, TensorRT-LLM, llama\.cpp or Ollama was recognised in 1 lines$/);
   assert.deepEqual(problems, []);
   await page.close();
 });

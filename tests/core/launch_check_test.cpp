@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "kvscope/request/check.hpp"
@@ -195,6 +196,11 @@ TEST(LaunchCheck, RequestJsonAndExitStatus) {
   EXPECT_EQ(a.status, 0);
   EXPECT_TRUE(a.target_missed);  // the CLI exits 1
   EXPECT_NE(a.json.find("\"schema\": \"kvscope.check/1\""), std::string::npos);
+  // Its plan_request plans the report's own plan.
+  const nlohmann::json report = nlohmann::json::parse(a.json);
+  const Answer planned = answer_json(Command::kPlan, report.at("plan_request").dump());
+  ASSERT_EQ(planned.status, 0) << planned.json;
+  EXPECT_EQ(nlohmann::json::parse(planned.json), report.at("plan"));
   const Answer none = answer_json(Command::kCheck, R"({"gpu": "h100-sxm-80gb"})");
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(none.error.field, "launch");

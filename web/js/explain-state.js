@@ -1,5 +1,5 @@
 // The page's state from an explained start-up log (the deployment it describes, with what the
-// engine measured), and back to kvscope's own estimate.
+// engine measured) or a checked launch command, and back to kvscope's own estimate.
 import { DEFAULTS, FIELDS } from './state.js';
 
 /** The request's groups of engine options, read into the state's dotted fields ("vllm.x"). */
@@ -14,23 +14,21 @@ const CALIBRATION_FIELDS = ['kv_memory_bytes', 'vllm.activation_bytes', 'vllm.no
 const defaultsOf = (fields) => Object.fromEntries(fields.map((f) => [f, DEFAULTS[f]]));
 
 /**
- * The state of an explained log's deployment (its plan_request): model, card or measured budget,
- * layout, engine, dtypes, context and what the engine measured, each request key into the field
- * of its name; `dropped` names the request's keys the page has no field for (they stay in the CLI
- * command the report prints).
- * @param {Record<string, any>} s the current state (what the log does not say is kept)
- * @param {import('./kvscope').ExplainReport} report
- * @param {string} configText the config.json the log was explained with ('' for a catalogue model)
+ * The state of a plan request (an explained log's or a checked command's plan_request): model,
+ * card or measured budget, layout, engine, dtypes, context and what the engine measured, each
+ * request key into the field of its name; `dropped` names the request's keys the page has no
+ * field for (they stay in the CLI command the report prints).
+ * @param {Record<string, any>} s the current state (what the request does not say is kept)
+ * @param {Record<string, any>} planRequest a kvscope.request/1 for plan
+ * @param {string} configText the config.json it was read with ('' for a catalogue model)
  * @returns {{state: Record<string, any>, dropped: string[]}}
  */
-export function stateOfExplain(s, report, configText = '') {
-  const { model, config, gpu, gpu_memory_bytes: memory, max_model_len: maxModelLen, set, ...rest } =
-    /** @type {Record<string, any>} */ (report.plan_request);
+export function stateOfPlanRequest(s, planRequest, configText = '') {
+  const { model, config, gpu, gpu_memory_bytes: memory, max_model_len: maxModelLen, set, ...rest } = planRequest;
   delete rest.schema;
   delete rest.command;
   /** @type {Record<string, any>} */
-  const next = { ...s, ...defaultsOf(DEPLOYMENT_FIELDS), ...defaultsOf(CALIBRATION_FIELDS),
-    from_log: `${report.engine_label}${report.engine_version ? ` ${report.engine_version}` : ''} log, ${report.lines} lines` };
+  const next = { ...s, ...defaultsOf(DEPLOYMENT_FIELDS), ...defaultsOf(CALIBRATION_FIELDS) };
   if (model) Object.assign(next, { model, config: '', config_name: '' });
   else if (config) Object.assign(next, { config: configText, config_name: config.name ?? 'config.json' });
   if (gpu) next.gpu = gpu;
@@ -44,6 +42,18 @@ export function stateOfExplain(s, report, configText = '') {
   }
   if (maxModelLen) next.context_tokens = maxModelLen;  // the engine's limit, over the workload's context
   return { state: next, dropped };
+}
+
+/**
+ * The state of an explained log's deployment, calibrated with what the engine measured (the
+ * banner above the verdict says so).
+ * @param {Record<string, any>} s @param {import('./kvscope').ExplainReport} report
+ * @param {string} configText the config.json the log was explained with ('' for a catalogue model)
+ */
+export function stateOfExplain(s, report, configText = '') {
+  const { state, dropped } = stateOfPlanRequest(s, /** @type {Record<string, any>} */ (report.plan_request), configText);
+  state.from_log = `${report.engine_label}${report.engine_version ? ` ${report.engine_version}` : ''} log, ${report.lines} lines`;
+  return { state, dropped };
 }
 
 /** A request's keys and values, an engine group's as "group.key". */

@@ -2,11 +2,13 @@
 // 16 MiB at most, the first 200 figures; nothing leaves the browser, the page never waits on it), its
 // figures shown beside kvscope's (their view fetched with the log reader's first answer:
 // full-views.js), and "Plan the page from this machine", which turns the calibrated plan into the
-// page's scenario.
+// page's scenario. A pasted launch command instead is checked on the page's card (will it start,
+// the changes that make it start) and can be planned the same way.
 import { KvscopeError } from './kvscope-client.js';
 import { show } from './dom.js';
 import { modelSource } from './state.js';
-import { stateOfExplain, uncalibrated } from './explain-state.js';
+import { stateOfExplain, stateOfPlanRequest, uncalibrated } from './explain-state.js';
+import { copy } from './sharing.js';
 import { $, errorLine, loadFullViews, page, update } from './page.js';
 
 const MAX_LOG_BYTES = 16 * 1024 * 1024;  // the core refuses more; a file is checked before reading
@@ -17,8 +19,8 @@ let asked = 0;
 let readerLoaded = false;  // the worker has answered once: the full module is there
 const pending = new Map();
 
-/** The log explained in the worker (started on first use); resolves to {report, modelFromPage}. */
-function explainOffThread(request, fallback) {
+/** The paste read in the worker (started on first use); resolves to {kind, report, modelFromPage}. */
+function explainOffThread(request, fallback, card) {
   if (!worker) {
     worker = new Worker(new URL('./explain-worker.js', import.meta.url), { type: 'module' });
     worker.onmessage = ({ data }) => {
@@ -33,16 +35,19 @@ function explainOffThread(request, fallback) {
   const id = asked;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, request, fallback });
+    worker.postMessage({ id, request, fallback, card });
   });
 }
 
-/** Explains the log in the box; a log that names no model is explained for the page's. */
+/**
+ * Explains the log in the box (one that names no model, for the page's model), or checks the
+ * launch command in it on the page's card.
+ */
 export async function runExplain() {
   const text = $('explain-log').value;
   if (!text.trim()) {
     $('explain-status').hidden = true;
-    show($('explain-panel'), errorLine('log: paste a start-up log, or choose its file'));
+    show($('explain-panel'), errorLine('log: paste a start-up log or a launch command, or choose a log file'));
     document.body.dataset.explained = 'error';
     return;
   }
@@ -50,11 +55,12 @@ export async function runExplain() {
     : 'Loading the log reader (the first time only), then reading the log…';
   $('explain-status').hidden = false;
   const fallback = modelSource(page.state);  // for a log that names no model
+  const card = page.state.gpu === 'custom' ? { gpu_memory_bytes: page.state.gpu_memory_bytes } : { gpu: page.state.gpu };
   const configText = page.state.config;
   const mine = asked + 1;
   let answer, views;
   try {
-    [answer, views] = await Promise.all([explainOffThread({ log: { name: logName, text } }, fallback),
+    [answer, views] = await Promise.all([explainOffThread({ log: { name: logName, text } }, fallback, card),
       loadFullViews().catch((e) => { throw new KvscopeError('internal_error', '', `The log reader's figures cannot be shown: ${e.message}.`); })]);
   } catch (e) {
     if (!(e instanceof KvscopeError)) throw e;
@@ -66,14 +72,18 @@ export async function runExplain() {
   }
   if (mine !== asked) return;
   $('explain-status').hidden = true;
-  const { report, modelFromPage } = answer;
-  const { state, dropped } = stateOfExplain(page.state, report, modelFromPage && configText ? configText : '');
-  show($('explain-panel'), views.explainView(report, { modelFromPage, dropped, onUse: () => {
+  const { kind, report, modelFromPage } = answer;
+  const pageConfig = modelFromPage && configText ? configText : '';
+  const { state, dropped } = kind === 'check' ? stateOfPlanRequest(page.state, report.plan_request ?? {}, pageConfig)
+    : stateOfExplain(page.state, report, pageConfig);
+  const onUse = () => {
     page.state = state;
     update();
     $('verdict').scrollIntoView({ block: 'start' });
-  } }));
-  document.body.dataset.explained = String(report.figures.length);
+  };
+  show($('explain-panel'), kind === 'check' ? views.checkView(report, { modelFromPage, dropped, onUse, onCopy: copy })
+    : views.explainView(report, { modelFromPage, dropped, onUse }));
+  document.body.dataset.explained = kind === 'check' ? 'check' : String(report.figures.length);
 }
 
 /** "Calibrated from your log" above the verdict while the state carries a log's measurements. */

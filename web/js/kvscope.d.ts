@@ -241,6 +241,8 @@ export interface CheckReport {
   assumptions: string[];
   /** The `kvscope plan` arguments of the same plan; null when a value was refused first. */
   plan_command: string[] | null;
+  /** The same plan as a kvscope.request/1 for plan (null when plan_command is). */
+  plan_request: PlanRequest | null;
   starts: boolean;
   startup_error: string | null;
   findings: { severity: 'error' | 'warning' | 'note'; flag: string | null; message: string }[];

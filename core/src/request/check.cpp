@@ -102,7 +102,8 @@ class Checker {
  public:
   Checker(const CheckInput& in, CheckReport& out) : in_(in), out_(out) {}
 
-  Result<PlanReport> plan_of(const std::vector<std::string>& args) const {
+  // The `kvscope plan` arguments read as the CLI reads them (base's --config served by name).
+  Result<PlanInput> plan_input_of(const std::vector<std::string>& args) const {
     std::vector<std::string> argv{"plan"};
     argv.insert(argv.end(), args.begin(), args.end());
     const FileReader reader = [this](const std::string& path, std::string& content,
@@ -115,8 +116,14 @@ class Checker {
       return true;
     };
     const Result<CommandLine> line = parse_command_line(argv, reader);
-    if (!line.ok) return Result<PlanReport>::failure(line.error);
-    return plan(line.value.request.input);
+    if (!line.ok) return Result<PlanInput>::failure(line.error);
+    return Result<PlanInput>::success(line.value.request.input);
+  }
+
+  Result<PlanReport> plan_of(const std::vector<std::string>& args) const {
+    const Result<PlanInput> input = plan_input_of(args);
+    if (!input.ok) return Result<PlanReport>::failure(input.error);
+    return plan(input.value);
   }
 
   // One change of a fix: a request key, its `kvscope plan` flag and value, and why.
@@ -283,7 +290,9 @@ Result<CheckReport> check_launch(const CheckInput& in) {
     return R::success(std::move(out));
   }
   out.plan_arguments = merged_arguments(base, out.launch.plan_arguments, base_model);
-  Result<PlanReport> planned = checker.plan_of(out.plan_arguments);
+  const Result<PlanInput> input = checker.plan_input_of(out.plan_arguments);
+  Result<PlanReport> planned =
+      input.ok ? plan(input.value) : Result<PlanReport>::failure(input.error);
   if (!planned.ok) {
     const Error& e = planned.error;
     if ((e.field == "model" || e.field == "--model") && e.code == kUnknownId)
@@ -304,6 +313,7 @@ Result<CheckReport> check_launch(const CheckInput& in) {
     return R::failure(e);
   }
   out.planned = true;
+  out.plan_input = input.value;
   out.plan = std::move(planned.value);
   out.starts = out.plan.starts;
   if (!out.starts) checker.fixes();

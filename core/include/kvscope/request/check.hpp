@@ -74,6 +74,7 @@ struct CheckReport {
   std::vector<std::string> plan_arguments;  // the `kvscope plan` line that gives `plan`
   bool planned = false;  // false when a value is refused before planning (then no plan)
   bool starts = false;
+  PlanInput plan_input;  // what plan_arguments read into (the JSON's plan_request)
   PlanReport plan;
   std::vector<CheckFinding> findings;  // the verdict first, then fixes, refusals, the unmodelled
   std::vector<CheckFix> fixes;
