@@ -192,5 +192,25 @@ TEST(Catalog, IdentifiesAModelFromTheNameALogPrints) {
   EXPECT_EQ(unknown.error.field, "model");
 }
 
+// Checkpoints named by what they package: the names the start-up logs in tests/data/logs print.
+TEST(Catalog, IdentifiesTheModelACheckpointPackages) {
+  const auto nvfp4 = identify_checkpoint("nvidia/Qwen3.6-27B-NVFP4");
+  ASSERT_TRUE(nvfp4.ok) << nvfp4.error.message;
+  EXPECT_EQ(nvfp4.value.model.id, "qwen3.6-27b");
+  EXPECT_EQ(nvfp4.value.dropped, "-NVFP4");
+  EXPECT_EQ(identify_checkpoint("~/.cache/huggingface/qwen3.6-35b-a3b-nvfp4").value.model.id,
+            "qwen3.6-35b-a3b");
+  EXPECT_EQ(identify_checkpoint("RedHatAI/Qwen3.6-35B-A3B-NVFP4").value.model.id,
+            "qwen3.6-35b-a3b");
+  // A whole name the catalogue knows is not shortened.
+  const auto fp8 = identify_checkpoint("Qwen/Qwen3-8B-FP8");
+  EXPECT_EQ(fp8.value.model.id, "qwen3-8b-fp8");
+  EXPECT_EQ(fp8.value.dropped, "");
+  // Nothing left to match: the whole name's error.
+  const auto unknown = identify_checkpoint("acme/frobnicator-7b-v2");
+  ASSERT_FALSE(unknown.ok);
+  EXPECT_NE(unknown.error.message.find("acme/frobnicator-7b-v2"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -179,6 +179,14 @@ TEST(LaunchCheck, RefusalsNameTheFlag) {
   EXPECT_FALSE(bad.starts);
   ASSERT_FALSE(bad.findings.empty());
   EXPECT_EQ(bad.findings[0].flag, "--gpu-memory-utilization");
+  // A quoted value with a line break (found by fuzz_check): the finding quotes it, on one line.
+  const CheckReport broken =
+      checked("llama-server -hf bartowski/Meta-Llama-3-8B-Instruct-GGUF:Q4_K_M -np '4\n-fa on'");
+  ASSERT_FALSE(broken.findings.empty());
+  for (const CheckFinding& f : broken.findings)
+    EXPECT_EQ(f.message.find('\n'), std::string::npos) << f.message;
+  EXPECT_NE(broken.findings[0].message.find("\"4\\x0a-fa on\""), std::string::npos)
+      << broken.findings[0].message;
   const CheckReport missing = checked("vllm serve Qwen/Qwen3-8B --max-model-len");
   EXPECT_FALSE(missing.starts);
   EXPECT_EQ(flag_named(missing, "--max-model-len")->effect, FlagEffect::kUnknown);

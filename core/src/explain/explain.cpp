@@ -102,13 +102,13 @@ Result<std::string> catalogue_model(const std::string& printed) {
     return RS::failure(make_error(kMissingField, "model",
                                   "the log does not name its model: give --model ID or --config FILE"));
   }
-  const Result<ModelEntry> m = identify_model(printed);
+  const Result<CheckpointMatch> m = identify_checkpoint(printed);  // "nvidia/Qwen3.6-27B-NVFP4"
   if (!m.ok) {
     return RS::failure(make_error(kMissingField, "model",
                                   "the log names " + quote_user_text(printed) + " (" +
                                       m.error.message + "): give --model ID or --config FILE"));
   }
-  return RS::success(m.value.id);
+  return RS::success(m.value.model.id);
 }
 
 }  // namespace

@@ -267,4 +267,20 @@ Result<ModelEntry> identify_model(std::string_view printed) {
   return Result<ModelEntry>::failure(make_error(kUnknownId, "model", detail));
 }
 
+Result<CheckpointMatch> identify_checkpoint(std::string_view name) {
+  const Result<ModelEntry> whole = identify_model(name);
+  if (whole.ok) return Result<CheckpointMatch>::success({whole.value, {}});
+  // An organisation names the whole id only: the shortened names are the last part's.
+  std::string rest(name.substr(std::min(name.size(), name.find_last_of('/') + 1)));
+  std::string dropped;
+  for (size_t dash = rest.find_last_of("-_"); dash != std::string::npos && dash > 0;
+       dash = rest.find_last_of("-_")) {
+    dropped = rest.substr(dash) + dropped;
+    rest.resize(dash);
+    const Result<ModelEntry> m = identify_model(rest);
+    if (m.ok) return Result<CheckpointMatch>::success({m.value, dropped});
+  }
+  return Result<CheckpointMatch>::failure(whole.error);
+}
+
 }  // namespace kvscope

@@ -257,9 +257,7 @@ class Checker {
   CheckReport& out_;
 };
 
-}  // namespace
-
-Result<CheckReport> check_launch(const CheckInput& in) {
+Result<CheckReport> checked_launch(const CheckInput& in) {
   using R = Result<CheckReport>;
   CheckReport out;
   Result<ParsedLaunch> launch = read_launch_command(in.launch_text);
@@ -305,8 +303,8 @@ Result<CheckReport> check_launch(const CheckInput& in) {
     for (const LaunchFlag& f : out.launch.flags) {
       if (f.effect == FlagEffect::kModelled && (f.plan_flag == e.field || f.key == e.field)) {
         out.findings.push_back({"error", f.flag,
-                                "will not start: " + f.flag + " " + f.value + ": " +
-                                    e.message.substr(e.message.find(':') + 2)});
+                                "will not start: " + f.flag + " " + quote_user_text(f.value) +
+                                    ": " + e.message.substr(e.message.find(':') + 2)});
         return R::success(std::move(out));
       }
     }
@@ -319,6 +317,17 @@ Result<CheckReport> check_launch(const CheckInput& in) {
   if (!out.starts) checker.fixes();
   checker.findings();
   return R::success(std::move(out));
+}
+
+}  // namespace
+
+Result<CheckReport> check_launch(const CheckInput& in) {
+  Result<CheckReport> r = checked_launch(in);
+  // Each finding on one line: a word of the command (a quoted value, a flag) may hold a break.
+  for (CheckFinding& f : r.value.findings)
+    for (char& c : f.message)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return r;
 }
 
 }  // namespace kvscope

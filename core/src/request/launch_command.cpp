@@ -583,33 +583,22 @@ std::pair<std::string, std::string> model_and_weights(const ParsedLaunch& c) {
     if (colon != std::string::npos) name.resize(colon);
     if (ends_with(lowercase(name), "-gguf")) name.resize(name.size() - 5);
   }
-  // A name the catalogue does not know whole: its words dropped from the end until one entry
-  // matches ("DeepSeek-V3-0324-UD-Q2_K_XL-merged" -> deepseek-v3, "Qwen3-235B-A22B-FP8" ->
-  // qwen3-235b-a22b with fp8 weights, its name's format).
-  const size_t slash = name.find_last_of('/');
-  std::string path = slash == std::string::npos ? "" : name.substr(0, slash + 1);
-  std::string rest = slash == std::string::npos ? name : name.substr(slash + 1);
-  for (std::string dropped;;) {
-    const Result<ModelEntry> m = identify_model(path + rest);
-    if (m.ok) {
-      const std::string format = lowercase(dropped);
-      if (weights.empty()) {
-        if (format.find("nvfp4") != std::string::npos)
-          weights = "nvfp4";
-        else if (format.find("fp8") != std::string::npos)
-          weights = "fp8";
-        else if (format.find("awq") != std::string::npos)
-          weights = "awq-int4:g128";
-        else if (format.find("gptq") != std::string::npos)
-          weights = "gptq-int4:g128";
-      }
-      return {m.value.id, weights};
+  // A name the catalogue does not know whole, shortened ("Qwen3-235B-A22B-FP8" -> qwen3-235b-a22b
+  // with fp8 weights, its name's format).
+  const Result<CheckpointMatch> m = identify_checkpoint(name);
+  if (m.ok) {
+    const std::string format = lowercase(m.value.dropped);
+    if (weights.empty()) {
+      if (format.find("nvfp4") != std::string::npos)
+        weights = "nvfp4";
+      else if (format.find("fp8") != std::string::npos)
+        weights = "fp8";
+      else if (format.find("awq") != std::string::npos)
+        weights = "awq-int4:g128";
+      else if (format.find("gptq") != std::string::npos)
+        weights = "gptq-int4:g128";
     }
-    const size_t dash = rest.find_last_of("-_");
-    if (dash == std::string::npos || dash == 0) break;
-    dropped = rest.substr(dash) + dropped;
-    rest.resize(dash);
-    path.clear();  // an organisation names the whole id only
+    return {m.value.model.id, weights};
   }
   return {c.model, weights};
 }

@@ -80,4 +80,15 @@ Result<GpuEntry> find_gpu(std::string_view id);
 // "Meta Llama 3 8B Instruct" -> llama-3-8b). A name that matches none, or several, is an error.
 Result<ModelEntry> identify_model(std::string_view printed);
 
+// A checkpoint's name (a repository, a folder) to the catalogue model it packages: identify_model
+// of the whole name, else of its last part with words dropped from the end until one entry
+// matches ("nvidia/Qwen3.6-27B-NVFP4" -> qwen3.6-27b, "~/models/DeepSeek-V3-0324-UD-Q2_K_XL" ->
+// deepseek-v3). `dropped` is what was dropped ("-NVFP4"): it may name the weights' format. A name
+// that matches nothing is identify_model's error for the whole name.
+struct CheckpointMatch {
+  ModelEntry model;
+  std::string dropped;
+};
+Result<CheckpointMatch> identify_checkpoint(std::string_view name);
+
 }  // namespace kvscope
