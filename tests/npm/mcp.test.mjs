@@ -59,6 +59,9 @@ test('check takes a pasted command and names the model limit and a fix', async (
   assert.match(r.content[0].text, /^Will not start: .*40960.* Fix: vllm serve Qwen\/Qwen3-32B --max-model-len 40960/);
   const fits = await client.callTool({ name: 'check', arguments: { launch: 'vllm serve Qwen/Qwen3-8B --max-model-len 32768' } });
   assert.match(fits.content[0].text, /^Starts on NVIDIA H100 SXM5 80GB: [\d.]+ sequences of 32,768 tokens fit\.$/);
+  // llama.cpp sizes its buffers to the request: no sequence count to state.
+  const llama = await client.callTool({ name: 'check', arguments: { launch: 'llama-server -hf bartowski/Meta-Llama-3-8B-Instruct-GGUF:Q4_K_M -c 8192', gpu: 'rtx-4090' } });
+  assert.equal(llama.content[0].text, 'Starts on NVIDIA GeForce RTX 4090 24GB: max_model_len 8,192.');
 });
 
 test('estimate, solve and explain answer as the CLI does', async () => {

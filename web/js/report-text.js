@@ -6,7 +6,11 @@ import { commas, fixed } from './format.js';
 const bytes = (n) => `${fixed(n / 1e9, 2, 2)} GB (${fixed(n / 2 ** 30, 2, 2)} GiB)`;
 const plural = (n, word) => `${commas(n)} ${word}${Math.round(n) === 1 ? '' : 's'}`;
 const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
-const sequences = (n) => fixed(n, 2, 2);
+const sequences = (n) => (n == null ? '–' : fixed(n, 2, 2));
+/** What a plan that starts holds: sequences of its context, or only its max_model_len where the
+ * engine sizes its buffers to the request (llama.cpp: no sequences_that_fit). */
+const holds = (p) => (p.sequences_that_fit == null ? `max_model_len ${commas(p.max_model_len)}`
+  : `${sequences(p.sequences_that_fit)} sequences of ${commas(p.target?.context_tokens ?? p.max_model_len)} tokens fit`);
 
 /** The headline figures of a plan as [label, value, unit] rows (CSV and Markdown share them). */
 export function summaryRows(r) {
@@ -52,7 +56,7 @@ export function reportLine(command, r) {
       return `${r.model.name}: ${commas(r.kv_bytes_per_token)} bytes of KV per token; ${bytes(r.kv_bytes_total)} for ${plural(r.input.batch, 'sequence')} of ${commas(r.input.context_tokens)} tokens (KV ${r.kv_dtype.name}).`;
     case 'plan':
       return r.starts
-        ? `Starts on ${r.gpu.name}: a KV pool of ${bytes(r.kv_pool_bytes)} holds ${commas(r.kv_pool_tokens)} tokens, ${sequences(r.sequences_that_fit)} sequences of ${commas(r.target?.context_tokens ?? r.max_model_len)} tokens.`
+        ? `Starts on ${r.gpu.name}: a KV pool of ${bytes(r.kv_pool_bytes)} holds ${commas(r.kv_pool_tokens)} tokens; ${holds(r)}.`
         : `Will not start on ${r.gpu.name}: ${sentence(r.startup_error)}${r.max_model_len_that_fits ? ` The largest max_model_len that fits is ${commas(r.max_model_len_that_fits)}.` : ''}`;
     case 'solve': {
       const best = r.options.find((o) => o.meets_target);
@@ -66,7 +70,7 @@ export function reportLine(command, r) {
     }
     case 'check':
       return r.starts
-        ? `Starts on ${r.plan.gpu.name}: ${sequences(r.plan.sequences_that_fit)} sequences of ${commas(r.plan.max_model_len)} tokens fit.`
+        ? `Starts on ${r.plan.gpu.name}: ${holds(r.plan)}.`
         : `Will not start: ${sentence(r.startup_error)}${r.fixes.length ? ` Fix: ${r.fixes[0].launch_command}` : ''}`;
     case 'sweep':
       return `${r.model ? r.model.name : 'Sweeps'}: chart data.`;
@@ -89,7 +93,7 @@ function reportTables(command, r) {
     case 'check':
       return (r.findings.length ? r.findings.map((f) => `- **${f.severity}**${f.flag ? ` ${code(f.flag)}` : ''}: ${f.message}`).join('\n') + '\n' : '') +
         (r.fixes.length ? `\n${markdownTable(['change', 'max_model_len', 'sequences that fit', 'command'],
-          r.fixes.map((f) => [f.change, commas(f.max_model_len), f.sequences_that_fit == null ? '–' : sequences(f.sequences_that_fit), code(f.launch_command)]))}` : '');
+          r.fixes.map((f) => [f.change, commas(f.max_model_len), sequences(f.sequences_that_fit), code(f.launch_command)]))}` : '');
     case 'solve':
       return markdownTable(['GPUs', 'tp x pp x dp', 'KV', 'weights', 'sequences that fit', 'meets', '$/hour', 'command'],
         r.options.slice(0, 10).map((o) => [`${o.gpus} x ${o.gpu_name}`, `${o.tp} x ${o.pp} x ${o.dp}`, o.kv_dtype, o.weight_dtype,

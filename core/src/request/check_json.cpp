@@ -2,7 +2,6 @@
 #include "base/json_text.hpp"
 #include "kvscope/request/check.hpp"
 #include "kvscope/request/report_json.hpp"
-#include "kvscope/request/request.hpp"
 #include "request/report_writing.hpp"
 
 namespace kvscope {
@@ -35,16 +34,7 @@ std::string check_to_json(const CheckReport& r) {
   std::vector<std::string> plan_command{"plan"};
   plan_command.insert(plan_command.end(), r.plan_arguments.begin(), r.plan_arguments.end());
   w.field_or_null("plan_command", r.planned, plan_command);
-  // The same plan as a kvscope.request/1 (as explain's): the page opens it, --request takes it.
-  w.key("plan_request");
-  if (r.planned) {
-    Request plan_request;
-    plan_request.command = Command::kPlan;
-    plan_request.input = r.plan_input;
-    w.tree(parse_json(request_to_json(plan_request)));
-  } else {
-    w.null();
-  }
+  write_plan_request(w, r.planned ? &r.plan_input : nullptr);
   w.field("starts", r.starts);
   w.field_or_null("startup_error", r.planned && !r.starts, r.plan.startup_error);
   w.key("findings").begin_array();

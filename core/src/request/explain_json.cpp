@@ -1,8 +1,7 @@
 // kvscope.explain/1: what `kvscope explain --json` and the module print for a start-up log.
 #include "base/json_text.hpp"
-#include "request/report_writing.hpp"
 #include "kvscope/request/report_json.hpp"
-#include "kvscope/request/request.hpp"
+#include "request/report_writing.hpp"
 
 namespace kvscope {
 
@@ -49,13 +48,7 @@ std::string explain_to_json(const ExplainReport& r) {
   w.end_array();
   w.field("calibrated", r.calibrated);
   w.field("calibration", r.calibration);
-  // The deployment as a kvscope.request/1 for `plan`: the page opens it, the CLI takes it with
-  // --request.
-  Request plan;
-  plan.command = Command::kPlan;
-  plan.input = r.plan;
-  w.key("plan_request");
-  w.tree(parse_json(request_to_json(plan)));
+  write_plan_request(w, &r.plan);  // the deployment the log describes
   w.field("notes", r.notes);
   w.field("lines", uint64_t{r.lines});
   w.end_object();

@@ -2,6 +2,8 @@
 // catalogues: catalog_json.cpp). Keys are snake_case with units in their names.
 #include "kvscope/request/report_json.hpp"
 
+#include "base/json_text.hpp"
+#include "kvscope/request/request.hpp"
 #include "request/report_writing.hpp"
 
 namespace kvscope {
@@ -162,6 +164,18 @@ void write_dtype(JsonWriter& w, const Dtype& d) {
   w.field("exact", d.exact);
   w.field("description", d.description);
   w.end_object();
+}
+
+void write_plan_request(JsonWriter& w, const PlanInput* input) {
+  w.key("plan_request");
+  if (input == nullptr) {
+    w.null();
+    return;
+  }
+  Request plan;
+  plan.command = Command::kPlan;
+  plan.input = *input;
+  w.tree(parse_json(request_to_json(plan)));
 }
 
 void write_version_line(JsonWriter& w, std::string_view key, const std::string& id,

@@ -5,6 +5,7 @@
 #include "base/json_writer.hpp"
 #include "kvscope/kv/estimate.hpp"
 #include "kvscope/model/dtype.hpp"
+#include "kvscope/plan/plan.hpp"
 
 namespace kvscope {
 
@@ -13,6 +14,9 @@ void write_dtype(JsonWriter& w, const Dtype& d);
 // `key`: {"id", "label"} of an engine's version line, or null when `id` is empty.
 void write_version_line(JsonWriter& w, std::string_view key, const std::string& id,
                         const std::string& label);
+// "plan_request": the plan `input` describes as a kvscope.request/1 for `plan` (the page opens it,
+// the CLI takes it with --request), or null when there is none.
+void write_plan_request(JsonWriter& w, const PlanInput* input);
 
 namespace report_writing {
 

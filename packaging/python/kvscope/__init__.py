@@ -13,6 +13,7 @@ the CLI prints with ``--json``, as a dict. Bad input raises :class:`KvscopeError
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -120,7 +121,6 @@ def file(path: Union[str, Path]) -> Dict[str, str]:
 
 def command_line(args: List[str]) -> int:
     """Runs ``kvscope ARGS...`` as the native binary does, printing what it prints; the exit status."""
-    import sys
     status, out, err = _core.run_cli(list(args))
     sys.stdout.write(out)
     sys.stdout.flush()
